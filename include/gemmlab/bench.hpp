@@ -1,0 +1,68 @@
+#pragma once
+// The benchmark driver: problems × kernels, each run verified, then timed with the harness,
+// cuBLAS SGEMM always timed in the same run for the ratio.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gemmlab/data.hpp"
+#include "gemmlab/family.hpp"
+#include "gemmlab/problem.hpp"
+#include "gemmlab/results.hpp"
+#include "gemmlab/runner.hpp"
+#include "gemmlab/timing.hpp"
+
+namespace gemmlab {
+
+// A kernel named on the command line, resolved without touching the GPU.
+struct KernelSpec {
+  std::string name;
+  const KernelFamily* family = nullptr;  // null for cublas, cublas-tf32, openblas
+  ParamValues params;
+};
+
+// Names: the family names, "cublas", "cublas-tf32", "openblas". `params` applies to every family
+// named. Throws UsageError for unknown names or invalid parameters.
+std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, const std::string& params);
+std::vector<std::string> kernel_names();
+
+struct BenchOptions {
+  std::vector<KernelSpec> kernels;
+  std::vector<Problem> problems;  // normalized
+  Distribution dist = Distribution::uniform;
+  uint64_t seed = 1;
+  TimingOptions timing;
+  std::string command_line;
+};
+
+struct BenchResult {
+  nlohmann::json metadata;
+  std::vector<Record> records;
+  bool all_passed = true;
+};
+
+// The default suite of `gemmlab bench` with no sizes named.
+std::vector<int64_t> default_sizes();
+std::vector<std::string> default_kernels();
+
+BenchResult run_bench(const BenchOptions& o, std::ostream& table);
+
+// One problem on the device: its inputs (random, seeded), their host copies and the verifier.
+// For a large problem the verifier needs cuBLAS SGEMM's result, computed on construction.
+class ProblemSession {
+ public:
+  ProblemSession(const Problem& p, Distribution d, uint64_t seed, cudaStream_t stream);
+  ~ProblemSession();
+  ProblemSession(const ProblemSession&) = delete;
+  ProblemSession& operator=(const ProblemSession&) = delete;
+
+  // Runs once on freshly reset C (NaN when beta = 0, C0 otherwise) and checks the result.
+  Verdict verify(GemmRunner& r);
+  Timing time(GemmRunner& r, DeviceTimer& timer, const TimingOptions& host_opts);
+
+ private:
+  struct Buffers;
+  std::unique_ptr<Buffers> b_;
+};
+
+}  // namespace gemmlab

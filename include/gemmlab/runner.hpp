@@ -1,0 +1,49 @@
+#pragma once
+// Something that computes a GEMM and can be verified and timed: a kernel family at one
+// configuration, cuBLAS, or OpenBLAS on the host.
+#include <memory>
+#include <string>
+
+#include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
+
+#include "gemmlab/family.hpp"
+#include "gemmlab/problem.hpp"
+
+namespace gemmlab {
+
+// fp32: full single precision, verified with the FP32 tolerance.
+// tf32: tensor cores with 10-bit mantissa inputs; lower precision, always labelled so.
+enum class Precision { fp32, tf32 };
+enum class Where { device, host };
+std::string to_string(Precision p);
+
+// Pointers to the stored matrices: device memory for device runners, host memory for host ones.
+struct Operands {
+  const float* a;
+  const float* b;
+  float* c;
+};
+
+class GemmRunner {
+ public:
+  virtual ~GemmRunner() = default;
+  virtual std::string name() const = 0;
+  virtual Precision precision() const { return Precision::fp32; }
+  virtual Where where() const { return Where::device; }
+  // Why this runner cannot compute the problem; empty when it can.
+  virtual std::string unsupported(const Problem&) const { return {}; }
+  // Compiling, loading, handle creation: everything that must stay out of the timings.
+  virtual void prepare(const Problem&) {}
+  // Enqueues the product (device runners) or computes it (host runners, stream ignored).
+  virtual void run(const Problem& p, const Operands& ops, cudaStream_t stream) = 0;
+  // Static facts for the results (registers, shared memory, spills, parameters).
+  virtual nlohmann::json details() const { return nlohmann::json::object(); }
+};
+
+// A kernel family at one parameter point, compiled at run time for the current GPU.
+std::unique_ptr<GemmRunner> make_family_runner(const KernelFamily& f, const ParamValues& v);
+std::unique_ptr<GemmRunner> make_cublas_runner(Precision p);
+std::unique_ptr<GemmRunner> make_openblas_runner();
+
+}  // namespace gemmlab

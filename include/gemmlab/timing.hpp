@@ -1,0 +1,82 @@
+#pragma once
+// The one measurement harness every benchmark uses.
+//
+// Device runs are timed with CUDA events around the work of one sample. Before the start event the
+// stream is given GPU work (the L2 flush in cold mode, a short spin kernel in warm mode), so the
+// host has already queued the timed launch when the GPU reaches the start event: launch latency
+// stays out of the sample. Samples repeat until both min_samples and min_time_s are reached, and
+// stop there once the spread (relative IQR) is at most target_spread; otherwise they go on up to
+// max_samples or max_time_s (at least 3 samples).
+//
+// Cold mode (the default) writes a buffer of max(2·L2, 64 MiB) before each sample, evicting the
+// inputs from L2, as a first call on fresh data would see them. Warm mode reuses the buffers.
+//
+// After each sample a probe kernel counts clock64 cycles against %globaltimer nanoseconds; a sample
+// whose SM clock is below throttle_fraction of the device's peak clock is flagged as throttled.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "gemmlab/device.hpp"
+#include "gemmlab/stats.hpp"
+
+namespace gemmlab {
+
+enum class CacheMode { cold, warm };
+CacheMode parse_cache_mode(const std::string& s);
+std::string to_string(CacheMode m);
+
+struct TimingOptions {
+  CacheMode mode = CacheMode::cold;
+  int warmup = 2;
+  int min_samples = 10;
+  int max_samples = 200;
+  double min_time_s = 0.05;
+  double max_time_s = 2.0;
+  double target_spread = 0.02;
+  double throttle_fraction = 0.90;
+};
+
+struct Timing {
+  std::vector<double> samples_ms;
+  Summary ms;
+  std::vector<double> sm_mhz;  // per sample; empty for host timings
+  int throttled = 0;
+  double median_sm_mhz = 0;
+};
+
+// The next sample is taken unless this says stop (exposed for tests).
+bool enough_samples(const std::vector<double>& samples_ms, double elapsed_s, const TimingOptions& o);
+
+class DeviceTimer {
+ public:
+  DeviceTimer(const DeviceInfo& dev, TimingOptions opts);
+  ~DeviceTimer();
+  DeviceTimer(const DeviceTimer&) = delete;
+  DeviceTimer& operator=(const DeviceTimer&) = delete;
+  // `work` enqueues the work of one sample on the stream.
+  Timing time(const std::function<void(cudaStream_t)>& work);
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  void before_sample();
+  double probe_mhz();
+  DeviceInfo dev_;
+  TimingOptions opts_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  void* flush_ = nullptr;
+  size_t flush_bytes_ = 0;
+  unsigned long long* probe_ = nullptr;
+};
+
+// Host work (OpenBLAS), timed with a steady clock; no cache control, no clock probe.
+Timing time_host(const std::function<void()>& work, const TimingOptions& o);
+
+// Kernels of the harness, compiled ahead of time (src/timing/probes.cu).
+void launch_spin(cudaStream_t s, long long cycles);
+void launch_clock_probe(cudaStream_t s, unsigned long long* out, long long cycles);
+
+}  // namespace gemmlab

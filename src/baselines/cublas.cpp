@@ -1,0 +1,61 @@
+#include <cublas_v2.h>
+
+#include "gemmlab/error.hpp"
+#include "gemmlab/runner.hpp"
+
+namespace gemmlab {
+
+namespace {
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw RuntimeError(std::string("cuBLAS: ") + what + ": " + cublasGetStatusString(s));
+}
+
+cublasOperation_t op(Trans t) { return t == Trans::no ? CUBLAS_OP_N : CUBLAS_OP_T; }
+
+// fp32: cublasSgemm in the default math mode, which never uses TF32 unless asked to.
+// tf32: cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32, explicitly lower precision.
+class Cublas final : public GemmRunner {
+ public:
+  explicit Cublas(Precision p) : precision_(p) {}
+  ~Cublas() override {
+    if (handle_) cublasDestroy(handle_);
+  }
+  std::string name() const override { return precision_ == Precision::fp32 ? "cublas" : "cublas-tf32"; }
+  Precision precision() const override { return precision_; }
+
+  void prepare(const Problem&) override {
+    if (handle_) return;
+    check(cublasCreate(&handle_), "create handle");
+    check(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "set math mode");
+  }
+
+  void run(const Problem& p, const Operands& o, cudaStream_t stream) override {
+    check(cublasSetStream(handle_, stream), "set stream");
+    // cuBLAS is column-major; a row-major C = op(A)·op(B) is the column-major Cᵀ = op(B)ᵀ·op(A)ᵀ,
+    // which is the same call with the operands swapped.
+    bool row = p.layout == Layout::row_major;
+    auto ta = op(row ? p.trans_b : p.trans_a), tb = op(row ? p.trans_a : p.trans_b);
+    int m = int(row ? p.n : p.m), n = int(row ? p.m : p.n), k = int(p.k);
+    const float* a = row ? o.b : o.a;
+    const float* b = row ? o.a : o.b;
+    int lda = int(row ? p.ldb : p.lda), ldb = int(row ? p.lda : p.ldb), ldc = int(p.ldc);
+    if (precision_ == Precision::fp32)
+      check(cublasSgemm(handle_, ta, tb, m, n, k, &p.alpha, a, lda, b, ldb, &p.beta, o.c, ldc), "sgemm");
+    else
+      check(cublasGemmEx(handle_, ta, tb, m, n, k, &p.alpha, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &p.beta, o.c,
+                         CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
+            "gemmEx tf32");
+  }
+
+ private:
+  Precision precision_;
+  cublasHandle_t handle_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<GemmRunner> make_cublas_runner(Precision p) { return std::make_unique<Cublas>(p); }
+
+}  // namespace gemmlab

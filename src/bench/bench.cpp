@@ -1,0 +1,249 @@
+#include "gemmlab/bench.hpp"
+
+#include <algorithm>
+#include <thread>
+#include <unistd.h>
+
+#include "gemmlab/ceilings.hpp"
+#include "gemmlab/device.hpp"
+#include "gemmlab/error.hpp"
+#include "gemmlab/runner.hpp"
+
+namespace gemmlab {
+
+namespace {
+
+constexpr const char* kBaselines[] = {"cublas", "cublas-tf32", "openblas"};
+
+std::unique_ptr<GemmRunner> make_runner(const KernelSpec& k) {
+  if (k.family) return make_family_runner(*k.family, k.params);
+  if (k.name == "cublas") return make_cublas_runner(Precision::fp32);
+  if (k.name == "cublas-tf32") return make_cublas_runner(Precision::tf32);
+  return make_openblas_runner();
+}
+
+// One problem's buffers on the device and their host copies.
+class Workspace {
+ public:
+  Workspace(const Problem& p, Distribution d, uint64_t seed, cudaStream_t s) : p_(p), stream_(s) {
+    auto sa = stored_a(p), sb = stored_b(p), sc = stored_c(p);
+    a_ = alloc(sa.elements());
+    b_ = alloc(sb.elements());
+    c_ = alloc(sc.elements());
+    fill_random(a_, sa, d, seed * 3 + 0, s);
+    fill_random(b_, sb, d, seed * 3 + 1, s);
+    ha_ = to_host(a_, sa.elements());
+    hb_ = to_host(b_, sb.elements());
+    if (p.beta != 0.0f) {
+      c0_ = alloc(sc.elements());
+      fill_random(c0_, sc, d, seed * 3 + 2, s);
+      hc0_ = to_host(c0_, sc.elements());
+    }
+  }
+  ~Workspace() {
+    for (float* x : {a_, b_, c_, c0_}) cudaFree(x);
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  // Before a verified run: C holds C0 when beta reads it, NaN everywhere otherwise.
+  void reset_c() {
+    auto n = stored_c(p_).elements();
+    if (c0_)
+      GEMMLAB_CUDA(cudaMemcpyAsync(c_, c0_, size_t(n) * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
+    else
+      poison(c_, n, stream_);
+  }
+  std::vector<float> host_c_start() const {
+    return c0_ ? hc0_ : std::vector<float>(size_t(stored_c(p_).elements()), poison_value());
+  }
+  std::vector<float> c_to_host() { return to_host(c_, stored_c(p_).elements()); }
+
+  Operands device() { return {a_, b_, c_}; }
+  const float* host_a() const { return ha_.data(); }
+  const float* host_b() const { return hb_.data(); }
+  const float* host_c0() const { return c0_ ? hc0_.data() : nullptr; }
+
+ private:
+  float* alloc(int64_t n) {
+    float* x = nullptr;
+    GEMMLAB_CUDA(cudaMalloc(&x, size_t(n) * sizeof(float)));
+    return x;
+  }
+  std::vector<float> to_host(const float* x, int64_t n) {
+    std::vector<float> h(static_cast<size_t>(n));
+    GEMMLAB_CUDA(cudaMemcpyAsync(h.data(), x, h.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    GEMMLAB_CUDA(cudaStreamSynchronize(stream_));
+    return h;
+  }
+  Problem p_;
+  cudaStream_t stream_;
+  float *a_ = nullptr, *b_ = nullptr, *c_ = nullptr, *c0_ = nullptr;
+  std::vector<float> ha_, hb_, hc0_;
+};
+
+void check_memory(const Problem& p, size_t extra) {
+  size_t free = 0, total = 0;
+  GEMMLAB_CUDA(cudaMemGetInfo(&free, &total));
+  size_t need = size_t(buffer_bytes(p)) + (p.beta != 0.0f ? size_t(stored_c(p).elements()) * 4 : 0) + extra;
+  if (need > free)
+    throw UsageError(describe(p) + " needs " + std::to_string(need >> 20) + " MiB of GPU memory, " +
+                     std::to_string(free >> 20) + " MiB are free");
+}
+
+nlohmann::json metadata(const DeviceInfo& dev, const Ceilings& c, const BenchOptions& o) {
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  return {{"tool", "gemmlab"},
+          {"gemmlab_commit", build_commit()},
+          {"date", utc_now()},
+          {"command", o.command_line},
+          {"gpu", to_json(dev)},
+          {"software", to_json(SoftwareVersions::query())},
+          {"ceilings", to_json(c)},
+          {"host", {{"name", host}, {"cpus", std::thread::hardware_concurrency()}}},
+          {"measurement",
+           {{"cache_mode", to_string(o.timing.mode)},
+            {"timer", "cuda events (device), steady_clock (host)"},
+            {"warmup", o.timing.warmup},
+            {"min_samples", o.timing.min_samples},
+            {"max_samples", o.timing.max_samples},
+            {"min_time_s", o.timing.min_time_s},
+            {"max_time_s", o.timing.max_time_s},
+            {"target_spread", o.timing.target_spread},
+            {"statistic", "median"}}},
+          {"inputs", {{"distribution", to_string(o.dist)}, {"seed", o.seed}}}};
+}
+
+}  // namespace
+
+struct ProblemSession::Buffers {
+  Buffers(const Problem& p, Distribution d, uint64_t seed, cudaStream_t s)
+      : problem(p), stream(s), ws(p, d, seed, s), verifier(p, ws.host_a(), ws.host_b(), ws.host_c0(), seed) {}
+  Problem problem;
+  cudaStream_t stream;
+  Workspace ws;
+  Verifier verifier;
+};
+
+ProblemSession::ProblemSession(const Problem& p, Distribution d, uint64_t seed, cudaStream_t stream)
+    : b_(std::make_unique<Buffers>(p, d, seed, stream)) {
+  if (b_->verifier.needs_cublas()) {
+    auto cublas = make_cublas_runner(Precision::fp32);
+    cublas->prepare(p);
+    b_->ws.reset_c();
+    cublas->run(p, b_->ws.device(), stream);
+    b_->verifier.set_cublas_result(b_->ws.c_to_host());
+  }
+}
+
+ProblemSession::~ProblemSession() = default;
+
+Verdict ProblemSession::verify(GemmRunner& r) {
+  const Problem& p = b_->problem;
+  r.prepare(p);
+  std::vector<float> c;
+  if (r.where() == Where::device) {
+    b_->ws.reset_c();
+    r.run(p, b_->ws.device(), b_->stream);
+    c = b_->ws.c_to_host();
+  } else {
+    c = b_->ws.host_c_start();
+    r.run(p, {b_->ws.host_a(), b_->ws.host_b(), c.data()}, nullptr);
+  }
+  return b_->verifier.check(c.data(), r.precision());
+}
+
+Timing ProblemSession::time(GemmRunner& r, DeviceTimer& timer, const TimingOptions& host_opts) {
+  const Problem& p = b_->problem;
+  r.prepare(p);
+  if (r.where() == Where::device) return timer.time([&](cudaStream_t s) { r.run(p, b_->ws.device(), s); });
+  std::vector<float> work = b_->ws.host_c_start();
+  return time_host([&] { r.run(p, {b_->ws.host_a(), b_->ws.host_b(), work.data()}, nullptr); }, host_opts);
+}
+
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (auto* f : families()) names.push_back(f->name());
+  names.insert(names.end(), std::begin(kBaselines), std::end(kBaselines));
+  return names;
+}
+
+std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, const std::string& params) {
+  std::vector<KernelSpec> out;
+  bool any_family = false;
+  for (auto& n : names) {
+    KernelSpec k{n, find_family(n), {}};
+    if (k.family) {
+      k.params = parse_params(*k.family, params);
+      any_family = true;
+    } else if (std::find(std::begin(kBaselines), std::end(kBaselines), n) == std::end(kBaselines)) {
+      std::string known;
+      for (auto& x : kernel_names()) known += (known.empty() ? "" : ", ") + x;
+      throw UsageError("unknown kernel '" + n + "' (known: " + known + ")");
+    }
+    out.push_back(k);
+  }
+  if (!params.empty() && !any_family) throw UsageError("--param needs a kernel family among the kernels");
+  return out;
+}
+
+std::vector<int64_t> default_sizes() { return {1024, 2049, 4096}; }
+std::vector<std::string> default_kernels() { return {"naive", "cublas", "cublas-tf32", "openblas"}; }
+
+BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
+  auto dev = query_device(0);
+  auto ceil = ceilings(dev);
+  BenchResult result;
+  result.metadata = metadata(dev, ceil, o);
+  DeviceTimer timer(dev, o.timing);
+  cudaStream_t stream = timer.stream();
+
+  // cuBLAS SGEMM runs first for every problem, asked for or not: it is the reference for large
+  // problems and the denominator of every ratio, so each results file shows it.
+  std::vector<KernelSpec> specs = {KernelSpec{"cublas", nullptr, {}}};
+  for (auto& k : o.kernels)
+    if (k.name != "cublas") specs.push_back(k);
+  std::vector<std::unique_ptr<GemmRunner>> runners;
+  for (auto& k : specs) runners.push_back(make_runner(k));
+
+  print_table_header(table);
+  for (size_t pi = 0; pi < o.problems.size(); ++pi) {
+    const Problem& p = o.problems[pi];
+    check_memory(p, 512u << 20);
+    uint64_t seed = o.seed * 1000003 + pi;
+    ProblemSession session(p, o.dist, seed, stream);
+    auto host_opts = o.timing;
+    host_opts.min_samples = std::min(host_opts.min_samples, 3);  // OpenBLAS: seconds per sample at 8192
+    double cublas_ms = 0;
+
+    for (size_t ri = 0; ri < runners.size(); ++ri) {
+      GemmRunner& r = *runners[ri];
+      Record rec;
+      rec.kernel = r.name();
+      rec.precision = to_string(r.precision());
+      rec.problem = p;
+      if (auto why = r.unsupported(p); !why.empty()) {
+        rec.status = "unsupported: " + why;
+      } else {
+        rec.verdict = session.verify(r);
+        rec.verified = true;
+        rec.status = rec.verdict.passed ? "ok" : "failed";
+        rec.details = r.details();
+        rec.timing = session.time(r, timer, host_opts);
+        double s = rec.timing.ms.median * 1e-3;
+        rec.gflops = flops(p) / s / 1e9;
+        rec.gbps = min_bytes(p) / s / 1e9;
+        rec.pct_peak = 100.0 * rec.gflops / (ceil.ffma_tflops * 1e3);
+        if (ri == 0) cublas_ms = rec.timing.ms.median;
+        rec.x_cublas = cublas_ms > 0 ? cublas_ms / rec.timing.ms.median : 0;
+      }
+      if (rec.status == "failed") result.all_passed = false;
+      print_table_row(table, rec);
+      result.records.push_back(std::move(rec));
+    }
+  }
+  return result;
+}
+
+}  // namespace gemmlab

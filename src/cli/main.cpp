@@ -1,0 +1,202 @@
+// gemmlab: the command line. Exit codes: 0 ok, 1 a kernel failed verification, 2 bad input,
+// 3 no CUDA device, 4 a CUDA/library/I-O failure.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "gemmlab/bench.hpp"
+#include "gemmlab/ceilings.hpp"
+#include "gemmlab/device.hpp"
+#include "gemmlab/error.hpp"
+#include "gemmlab/files.hpp"
+#include "gemmlab/results.hpp"
+
+using namespace gemmlab;
+
+namespace {
+
+void print_info(bool measure) {
+  if (measure && device_count() == 0) throw NoDeviceError();
+  auto sw = SoftwareVersions::query();
+  auto swj = to_json(sw);
+  std::printf("gemmlab %s\n", build_commit());
+  std::printf("  driver %s (CUDA %s), runtime CUDA %s, cuBLAS %s, NVRTC %s\n", swj["driver"].get<std::string>().c_str(),
+              swj["driver_cuda"].get<std::string>().c_str(), swj["runtime_cuda"].get<std::string>().c_str(),
+              swj["cublas"].get<std::string>().c_str(), swj["nvrtc"].get<std::string>().c_str());
+  int n = device_count();
+  if (n == 0) {
+    std::printf("  no CUDA device was found\n");
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    auto d = query_device(i);
+    std::printf("GPU %d: %s (compute capability %d.%d)\n", i, d.name.c_str(), d.cc_major, d.cc_minor);
+    std::printf("  SMs %d, SM clock %.0f MHz, memory clock %.0f MHz, bus %d bits\n", d.sms, d.sm_clock_khz / 1e3,
+                d.mem_clock_khz / 1e3, d.mem_bus_bits);
+    std::printf("  memory %.1f GiB, L2 %.1f MiB\n", d.global_mem_bytes / double(1 << 30), d.l2_bytes / double(1 << 20));
+    std::printf("  per SM: shared memory %zu KiB, registers %d, threads %d; shared per block (opt-in) %zu KiB\n",
+                d.smem_per_sm >> 10, d.regs_per_sm, d.max_threads_per_sm, d.smem_per_block_optin >> 10);
+    std::printf("  theoretical peaks: FP32 FMA %.1f TFLOP/s (%d lanes/SM), DRAM %.0f GB/s\n", d.peak_fp32_tflops(),
+                d.fp32_lanes_per_sm, d.peak_dram_gbps());
+    if (i == 0) {
+      std::optional<Ceilings> c = measure ? std::optional(ceilings(d, true)) : cached_ceilings(d);
+      if (c)
+        std::printf("  measured: FFMA %.1f TFLOP/s (%.0f%% of peak), device copy %.0f GB/s (%.0f%% of peak) [%s]\n",
+                    c->ffma_tflops, 100 * c->ffma_tflops / d.peak_fp32_tflops(), c->copy_gbps,
+                    100 * c->copy_gbps / d.peak_dram_gbps(), c->measured_at.c_str());
+      else
+        std::printf("  measured ceilings: none cached yet (gemmlab info --measure)\n");
+    }
+  }
+}
+
+void check_output_path(const std::string& path) {
+  if (path.empty()) return;
+  auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir))
+    throw UsageError("cannot write " + path + ": folder " + dir.string() + " does not exist");
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  for (auto& s : in) {
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+      if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gemmlab: a lab and library for FP32 matrix products on NVIDIA GPUs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("gemmlab ") + build_commit());
+
+  auto* info = app.add_subcommand("info", "describe the GPU, its theoretical and measured ceilings");
+  bool measure = false;
+  info->add_flag("--measure", measure, "measure the sustained FFMA rate and copy bandwidth (cached per device)");
+
+  auto* bench = app.add_subcommand("bench", "verify and time kernels against cuBLAS and OpenBLAS");
+  std::vector<std::string> kernels, sizes;
+  std::string params, layout = "row", trans_a = "n", trans_b = "n", dist = "uniform", mode = "cold", csv, json;
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0, pad = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  uint64_t seed = 1;
+  TimingOptions timing;
+  bench->add_option("--kernel", kernels, "kernels, comma-separated (default: naive,cublas,cublas-tf32,openblas)");
+  bench->add_option("--param", params, "parameters of the kernel families, e.g. block=32x8");
+  bench->add_option("--size", sizes, "square sizes, comma-separated (default: 1024,2049,4096)");
+  bench->add_option("--m", m, "rows of C (overrides --size)");
+  bench->add_option("--n", n, "columns of C (overrides --size)");
+  bench->add_option("--k", k, "inner dimension (overrides --size)");
+  bench->add_option("--alpha", alpha, "alpha")->default_val(1.0f);
+  bench->add_option("--beta", beta, "beta (0 never reads C)")->default_val(0.0f);
+  bench->add_option("--layout", layout, "row or col")->default_val("row");
+  bench->add_option("--trans-a", trans_a, "n or t")->default_val("n");
+  bench->add_option("--trans-b", trans_b, "n or t")->default_val("n");
+  bench->add_option("--lda", lda, "leading dimension of A (default: tight)");
+  bench->add_option("--ldb", ldb, "leading dimension of B (default: tight)");
+  bench->add_option("--ldc", ldc, "leading dimension of C (default: tight)");
+  bench->add_option("--pad", pad, "add this many elements to every tight leading dimension")->check(CLI::NonNegativeNumber);
+  bench->add_option("--dist", dist, "input distribution: uniform, normal, positive, wide")->default_val("uniform");
+  bench->add_option("--seed", seed, "random seed")->default_val(1);
+  bench->add_option("--mode", mode, "cold (L2 flushed before each sample) or warm")->default_val("cold");
+  bench->add_option("--min-samples", timing.min_samples, "minimum samples")->default_val(10)->check(CLI::PositiveNumber);
+  bench->add_option("--max-time", timing.max_time_s, "seconds per measurement at most")->default_val(2.0)
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--csv", csv, "write the results as CSV");
+  bench->add_option("--json", json, "write the results as JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "gemmlab: %s (see --help)\n", e.what());
+    return kExitUsage;
+  }
+
+  try {
+    if (info->parsed()) {
+      print_info(measure);
+      return kExitOk;
+    }
+
+    // Everything the user typed is checked before the GPU is touched.
+    BenchOptions o;
+    std::string cmd = "gemmlab";
+    for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
+    o.command_line = cmd;
+    o.kernels = resolve_kernels(kernels.empty() ? default_kernels() : split_list(kernels), params);
+    o.dist = parse_distribution(dist);
+    o.seed = seed;
+    timing.mode = parse_cache_mode(mode);
+    timing.max_samples = std::max(timing.max_samples, timing.min_samples);
+    o.timing = timing;
+    std::vector<int64_t> square;
+    for (auto& s : split_list(sizes)) {
+      try {
+        size_t used = 0;
+        square.push_back(std::stoll(s, &used));
+        if (used != s.size()) throw std::invalid_argument(s);
+      } catch (const std::exception&) {
+        throw UsageError("--size: '" + s + "' is not an integer");
+      }
+    }
+    bool explicit_mnk = m || n || k;
+    if (square.empty()) {
+      if (explicit_mnk && !(m && n && k)) throw UsageError("give --size, or all of --m, --n and --k");
+      square = explicit_mnk ? std::vector<int64_t>{m} : default_sizes();
+    }
+    for (int64_t s : square) {
+      Problem p = Problem::square(s);
+      if (m) p.m = m;
+      if (n) p.n = n;
+      if (k) p.k = k;
+      p.alpha = alpha;
+      p.beta = beta;
+      p.layout = parse_layout(layout);
+      p.trans_a = parse_trans(trans_a);
+      p.trans_b = parse_trans(trans_b);
+      if (pad) {
+        p.lda = stored_a(normalized(p)).min_ld() + pad;
+        p.ldb = stored_b(normalized(p)).min_ld() + pad;
+        p.ldc = stored_c(normalized(p)).min_ld() + pad;
+      }
+      if (lda) p.lda = lda;
+      if (ldb) p.ldb = ldb;
+      if (ldc) p.ldc = ldc;
+      o.problems.push_back(normalized(p));
+    }
+    check_output_path(csv);
+    check_output_path(json);
+
+    auto result = run_bench(o, std::cout);
+    if (!json.empty()) write_file_atomic(json, results_json(result.metadata, result.records).dump(2) + "\n");
+    if (!csv.empty()) write_file_atomic(csv, results_csv(result.metadata, result.records));
+    if (!result.all_passed) {
+      std::fprintf(stderr, "gemmlab: verification FAILED for at least one kernel\n");
+      return kExitVerifyFailed;
+    }
+    return kExitOk;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "gemmlab: %s\n", e.what());
+    return kExitUsage;
+  } catch (const NoDeviceError& e) {
+    std::fprintf(stderr, "gemmlab: %s\n", e.what());
+    return kExitNoDevice;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemmlab: %s\n", e.what());
+    return kExitRuntime;
+  }
+}

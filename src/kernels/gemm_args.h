@@ -1,0 +1,16 @@
+// The one argument every GEMM family kernel takes, by value. Shared by the host (which fills it)
+// and the kernels (compiled by NVRTC, which sees this file as "gemm_args.h"), so the two can never
+// disagree about the layout. Element (r, c) of op(A), op(B) and C lives at ptr[r*row + c*col]:
+// layouts and transposes are already folded into the strides.
+#pragma once
+
+struct GemmArgs {
+  long long m, n, k;
+  float alpha, beta;
+  const float* a;
+  long long a_row, a_col;
+  const float* b;
+  long long b_row, b_col;
+  float* c;
+  long long c_row, c_col;
+};

@@ -1,0 +1,65 @@
+// The command line: bad input gets one line and exit code 2 before any GPU work; without a GPU
+// (hidden with CUDA_VISIBLE_DEVICES=-1, so this runs the same on GPU hosts) GPU commands get one
+// line and exit code 3, while --help and info still work.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_helpers.hpp"
+
+namespace {
+constexpr const char* kNoGpu = "CUDA_VISIBLE_DEVICES=-1";
+
+void expect_usage_error(const std::string& args, const std::string& fragment) {
+  auto r = run_cli(args, kNoGpu);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+  EXPECT_EQ(r.lines(), 1) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(fragment), std::string::npos) << args << "\n" << r.out;
+}
+}  // namespace
+
+TEST(Cli, HelpWorks) {
+  auto r = run_cli("--help", kNoGpu);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("bench"), std::string::npos);
+  EXPECT_NE(r.out.find("info"), std::string::npos);
+  r = run_cli("bench --help", kNoGpu);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--trans-a"), std::string::npos);
+}
+
+TEST(Cli, BadInputGetsOneLineAndExitCode2) {
+  expect_usage_error("bench --size 0", "gemmlab: M must be at least 1, got 0");
+  expect_usage_error("bench --size -5", "M must be at least 1");
+  expect_usage_error("bench --size 12x", "--size: '12x' is not an integer");
+  expect_usage_error("bench --size 3000000000", "exceeds 2^31-1");
+  expect_usage_error("bench --m 2147483647 --n 2147483647 --k 2147483647", "overflow");
+  expect_usage_error("bench --m 5", "give --size, or all of --m, --n and --k");
+  expect_usage_error("bench --size 64 --lda 10", "leading dimension of A is 10 but must be at least 64");
+  expect_usage_error("bench --kernel naive,fastest", "unknown kernel 'fastest'");
+  expect_usage_error("bench --kernel naive --param block=64x64", "over the limit of 1024");
+  expect_usage_error("bench --layout diagonal", "unknown layout 'diagonal'");
+  expect_usage_error("bench --trans-a x", "unknown transpose 'x'");
+  expect_usage_error("bench --dist cauchy", "unknown distribution 'cauchy'");
+  expect_usage_error("bench --mode lukewarm", "unknown cache mode 'lukewarm'");
+  expect_usage_error("bench --frobnicate", "frobnicate");
+  expect_usage_error("bench --alpha nope", "nope");
+  expect_usage_error("bench --size 64 --json /nonexistent-gemmlab-dir/out.json", "does not exist");
+  expect_usage_error("", "");
+}
+
+TEST(Cli, WithoutAGpu) {
+  auto out = std::filesystem::temp_directory_path() / "gemmlab-cli-nogpu.json";
+  std::filesystem::remove(out);
+  auto r = run_cli("bench --size 64 --json " + out.string(), kNoGpu);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_EQ(r.out, "gemmlab: no CUDA device was found\n");
+  EXPECT_FALSE(std::filesystem::exists(out));  // nothing half-written
+  r = run_cli("info --measure", kNoGpu);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_EQ(r.out, "gemmlab: no CUDA device was found\n");
+  r = run_cli("info", kNoGpu);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("no CUDA device was found"), std::string::npos);
+  EXPECT_NE(r.out.find("cuBLAS"), std::string::npos);
+}

@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gemmlab/error.hpp"
+#include "gemmlab/problem.hpp"
+
+using namespace gemmlab;
+
+TEST(Problem, TightLeadingDimensionsPerLayoutAndTranspose) {
+  Problem p;
+  p.m = 3, p.n = 5, p.k = 7;
+  auto q = normalized(p);
+  EXPECT_EQ(q.lda, 7);  // row-major A is M×K
+  EXPECT_EQ(q.ldb, 5);
+  EXPECT_EQ(q.ldc, 5);
+  p.trans_a = p.trans_b = Trans::yes;
+  q = normalized(p);
+  EXPECT_EQ(q.lda, 3);  // stored K×M
+  EXPECT_EQ(q.ldb, 7);  // stored N×K
+  p.layout = Layout::col_major;
+  q = normalized(p);
+  EXPECT_EQ(q.lda, 7);  // column-major K×M: column length K
+  EXPECT_EQ(q.ldb, 5);
+  EXPECT_EQ(q.ldc, 3);
+}
+
+TEST(Problem, StridesAddressTheSameElementAsTheStoredMatrix) {
+  for (auto layout : {Layout::row_major, Layout::col_major})
+    for (auto ta : {Trans::no, Trans::yes})
+      for (auto tb : {Trans::no, Trans::yes}) {
+        Problem p;
+        p.m = 4, p.n = 6, p.k = 5, p.layout = layout, p.trans_a = ta, p.trans_b = tb;
+        p.lda = p.ldb = p.ldc = 9;
+        auto sa = op_a_strides(p), sb = op_b_strides(p);
+        auto A = stored_a(p), B = stored_b(p);
+        for (int64_t i = 0; i < p.m; ++i)
+          for (int64_t k = 0; k < p.k; ++k)
+            EXPECT_EQ(sa.at(i, k), ta == Trans::no ? A.at(i, k) : A.at(k, i));
+        for (int64_t k = 0; k < p.k; ++k)
+          for (int64_t j = 0; j < p.n; ++j)
+            EXPECT_EQ(sb.at(k, j), tb == Trans::no ? B.at(k, j) : B.at(j, k));
+      }
+}
+
+TEST(Problem, RejectsBadSizesWithOneLine) {
+  auto message = [](Problem p) {
+    try {
+      normalized(p);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message(Problem::square(0)), "M must be at least 1, got 0");
+  Problem p = Problem::square(8);
+  p.k = -3;
+  EXPECT_EQ(message(p), "K must be at least 1, got -3");
+  p = Problem::square(8);
+  p.lda = 7;
+  EXPECT_NE(message(p).find("leading dimension of A is 7 but must be at least 8"), std::string::npos);
+  p = Problem::square(int64_t(1) << 31);
+  EXPECT_NE(message(p).find("exceeds 2^31-1"), std::string::npos);
+  p = Problem::square(int64_t(1) << 30);
+  p.lda = p.ldb = p.ldc = (int64_t(1) << 31) - 1;
+  EXPECT_NE(message(p).find("64-bit byte count"), std::string::npos) << message(p);
+  p = Problem::square(4);
+  p.alpha = INFINITY;
+  EXPECT_EQ(message(p), "alpha must be finite");
+  for (auto s : {"", "x", "rowmajor"}) EXPECT_THROW(parse_layout(s), UsageError);
+  EXPECT_THROW(parse_trans("q"), UsageError);
+}
+
+TEST(Problem, BytesAndFlops) {
+  Problem p = normalized(Problem::square(10));
+  EXPECT_DOUBLE_EQ(flops(p), 2000.0);
+  EXPECT_DOUBLE_EQ(min_bytes(p), 4.0 * 300);
+  p.beta = 1;
+  EXPECT_DOUBLE_EQ(min_bytes(p), 4.0 * 400);
+  p.ldc = 12;
+  EXPECT_EQ(stored_c(p).elements(), 9 * 12 + 10);  // the last row carries no padding
+  EXPECT_EQ(describe(p), "10x10x10 row NN");
+}
