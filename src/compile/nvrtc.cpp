@@ -1,4 +1,5 @@
 #include <filesystem>
+#include <sstream>
 #include <nvrtc.h>
 
 #include "gemmlab/compile.hpp"
@@ -27,8 +28,11 @@ void check(nvrtcResult r, const char* what) {
 std::vector<std::string> full_options(const CompileRequest& req) {
   std::vector<std::string> opts = {"--gpu-architecture=" + req.arch, "-std=c++17", "-lineinfo",
                                    "--ptxas-options=-v"};
+  std::stringstream dirs(GEMMLAB_CUDA_INCLUDE_PATH);
+  std::string dir;
   std::error_code ec;
-  if (std::filesystem::exists(GEMMLAB_CUDA_INCLUDE_DIR, ec)) opts.push_back("-I" GEMMLAB_CUDA_INCLUDE_DIR);
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && std::filesystem::is_directory(dir, ec)) opts.push_back("-I" + dir);
   opts.insert(opts.end(), req.options.begin(), req.options.end());
   return opts;
 }
