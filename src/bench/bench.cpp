@@ -82,6 +82,9 @@ class Workspace {
   std::vector<float> ha_, hb_, hc0_;
 };
 
+// The timer's flush buffer, cuBLAS's workspace and the loaded kernels, with room to spare.
+constexpr size_t timer_and_library_headroom = size_t(512) << 20;
+
 void check_memory(const Problem& p, size_t extra) {
   size_t free = 0, total = 0;
   GEMMLAB_CUDA(cudaMemGetInfo(&free, &total));
@@ -207,10 +210,11 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
   std::vector<std::unique_ptr<GemmRunner>> runners;
   for (auto& k : specs) runners.push_back(make_runner(k));
 
+  // Problems run one at a time, so each must fit on its own; all are checked before any output.
+  for (auto& p : o.problems) check_memory(p, timer_and_library_headroom);
   print_table_header(table);
   for (size_t pi = 0; pi < o.problems.size(); ++pi) {
     const Problem& p = o.problems[pi];
-    check_memory(p, 512u << 20);
     uint64_t seed = o.seed * 1000003 + pi;
     ProblemSession session(p, o.dist, seed, stream);
     auto host_opts = o.timing;
