@@ -2,7 +2,9 @@
 // and a second compile comes from the disk cache.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 
 #include "gemmlab/compile.hpp"
@@ -57,4 +59,47 @@ TEST_F(CompileTest, CompilerErrorsCarryTheLog) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("undefined_thing"), std::string::npos) << e.what();
   }
+}
+
+// Every configuration of every family's default search space, for sm_90, in the row-major aligned
+// variant; the defaults also in every layout variant. Compiled in parallel: NVRTC is thread-safe.
+TEST_F(CompileTest, EverySearchSpaceConfigurationCompiles) {
+  struct Job {
+    const KernelFamily* f;
+    std::vector<std::string> defines;
+    std::string label;
+  };
+  std::vector<Job> jobs;
+  for (auto* f : families()) {
+    auto space = f->search_space();
+    EXPECT_FALSE(space.empty()) << f->name();
+    for (auto& point : space) {
+      auto v = parse_params(*f, point);
+      auto d = f->defines(v);
+      if (f->uses_variant())
+        for (auto& x : Variant{true, true, true, true, true}.defines()) d.push_back(x);
+      jobs.push_back({f, d, f->name() + " " + point});
+    }
+    if (f->uses_variant())
+      for (int bits = 0; bits < 32; ++bits) {
+        Variant var{bool(bits & 1), bool(bits & 2), bool(bits & 4), bool(bits & 8), bool(bits & 16)};
+        auto d = f->defines(parse_params(*f, ""));
+        for (auto& x : var.defines()) d.push_back(x);
+        jobs.push_back({f, d, f->name() + " default, variant " + std::to_string(bits)});
+      }
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::string> failures(jobs.size());
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < jobs.size();) try {
+          compile_cubin({jobs[i].f->name(), jobs[i].f->source(), jobs[i].defines, "sm_90"}, false);
+        } catch (const std::exception& e) {
+          failures[i] = e.what();
+        }
+    });
+  for (auto& th : pool) th.join();
+  for (size_t i = 0; i < jobs.size(); ++i) EXPECT_EQ(failures[i], "") << jobs[i].label;
+  std::printf("compiled %zu configurations\n", jobs.size());
 }

@@ -24,7 +24,7 @@ TEST(Params, DefaultsAndOverrides) {
   EXPECT_EQ(v.at("block"), (std::vector<int>{16, 16}));
   v = parse_params(*naive, "block=32x8");
   EXPECT_EQ(v.at("block"), (std::vector<int>{32, 8}));
-  EXPECT_EQ(format_params(v), "block=32x8");
+  EXPECT_EQ(format_params(*naive, v), "block=32x8");
   EXPECT_EQ(naive->defines(v), (std::vector<std::string>{"-DBLOCK_X=32", "-DBLOCK_Y=8"}));
 }
 
@@ -54,11 +54,63 @@ TEST(Params, GeometryCoversTheProblem) {
 }
 
 TEST(Kernels, ResolveNamesWithoutAGpu) {
-  auto ks = resolve_kernels({"naive", "cublas", "cublas-tf32", "openblas"}, "");
+  auto ks = resolve_kernels({"naive", "cublas", "cublas-tf32", "openblas"}, {});
   ASSERT_EQ(ks.size(), 4u);
   EXPECT_NE(ks[0].family, nullptr);
   EXPECT_EQ(ks[1].family, nullptr);
-  EXPECT_NE(error_of([] { resolve_kernels({"fast"}, ""); }).find("unknown kernel 'fast' (known: naive,"),
+  EXPECT_NE(error_of([] { resolve_kernels({"fast"}, {}); }).find("unknown kernel 'fast' (known: naive,"),
             std::string::npos);
-  EXPECT_EQ(error_of([] { resolve_kernels({"cublas"}, "block=8x8"); }), "--param needs a kernel family among the kernels");
+  EXPECT_EQ(error_of([] { resolve_kernels({"cublas"}, {"block=8x8"}); }), "--param needs a kernel family among the kernels");
+}
+
+TEST(Kernels, EveryParameterPointBecomesARunner) {
+  auto ks = resolve_kernels({"naive", "cublas", "coalesced"}, {"block=8x8", "block=32x4"});
+  ASSERT_EQ(ks.size(), 5u);
+  EXPECT_EQ(format_params(*ks[1].family, ks[1].params), "block=32x4");
+  EXPECT_EQ(ks[2].name, "cublas");
+}
+
+TEST(Constraints, EachFamilyNamesTheBrokenRule) {
+  struct Case {
+    const char* family;
+    const char* params;
+    const char* message;  // empty: accepted
+  };
+  const Case cases[] = {
+      {"regblock2d", "block=16x16,vpt=8x8,tile=128x128x16", ""},
+      {"regblock2d", "block=16x16,vpt=6x8,tile=128x128x16", "tile.x 128 is not block.x x vpt.x = 96"},
+      {"regblock2d", "block=32x32,vpt=12x12,tile=384x384x8", "registers per block, over the 65536 of an SM"},
+      {"regblock2d", "block=16x16,vpt=8x8,tile=128x128x64", "KB of static shared memory, over 48 KB"},
+      {"regblock2d", "placement=lumped", ""},
+      {"regblock2d", "placement=diagonal", "is not one of interleaved, lumped"},
+      {"smem-tiled", "tile=40", "outside 8..32"},
+      {"regblock1d", "tile=64x64x8,tm=6", "tile.m 64 is not a multiple of tm = 6"},
+      {"vectorized", "tile=128x128x8,vpt=8x8,conflict=swizzle", ""},
+      {"vectorized", "tile=128x128x8,vpt=6x8", "tile 128x128 is not a multiple of vpt 6x8"},
+      {"vectorized", "tile=16x64x16,vpt=4x4,conflict=swizzle", "swizzle needs tile.m and tile.n multiples of 32"},
+      {"vectorized", "tile=256x256x8,vpt=16x16", "registers per thread, over 255"},
+      {"vectorized", "tile=64x64x4,vpt=4x4", "do not split into 4-element chunks evenly among 256 threads"},
+      {"pipelined", "mode=regprefetch", ""},
+      {"pipelined", "tile=128x128x64,stages=8", "KB of shared memory, over the 227 KB a block can have"},
+      {"warptiled", "", ""},
+      {"warptiled", "tile=128x128x16,warp=64x64,vpt=8x8", "warp / vpt = 8x8 lanes, not the 32 of a warp"},
+      {"warptiled", "tile=128x128x16,warp=48x64", "tile 128x128 is not a multiple of warp 48x64"},
+      {"warptiled", "tile=128x128x16,stages=9", "outside 2..8"},
+  };
+  for (auto& c : cases) {
+    auto* f = find_family(c.family);
+    ASSERT_NE(f, nullptr) << c.family;
+    auto got = error_of([&] { parse_params(*f, c.params); });
+    if (*c.message == 0)
+      EXPECT_EQ(got, "accepted") << c.family << " " << c.params;
+    else
+      EXPECT_NE(got.find(c.message), std::string::npos) << c.family << " " << c.params << ": " << got;
+  }
+}
+
+TEST(Constraints, SearchSpacesAreValidAndDefaultsAreInRange) {
+  for (auto* f : families()) {
+    EXPECT_TRUE(accepts(*f, "")) << f->name() << " rejects its own defaults";
+    for (auto& p : f->search_space()) EXPECT_TRUE(accepts(*f, p)) << f->name() << " " << p;
+  }
 }

@@ -21,9 +21,10 @@ struct KernelSpec {
   ParamValues params;
 };
 
-// Names: the family names, "cublas", "cublas-tf32", "openblas". `params` applies to every family
-// named. Throws UsageError for unknown names or invalid parameters.
-std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, const std::string& params);
+// Names: the family names, "cublas", "cublas-tf32", "openblas". Each family named runs at every
+// parameter point of `params` (its defaults when empty). Throws UsageError for unknown names or
+// invalid parameters.
+std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, const std::vector<std::string>& params);
 std::vector<std::string> kernel_names();
 
 struct BenchOptions {

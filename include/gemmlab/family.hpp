@@ -11,12 +11,14 @@
 
 namespace gemmlab {
 
-// A parameter is 1 to 3 integers, written "16" or "16x16" or "128x128x16".
+// A parameter is 1 to 3 integers, written "16" or "16x16" or "128x128x16", or one of named
+// choices ("conflict=swizzle"), stored as the choice's index.
 struct ParamSpec {
   std::string name;
   std::vector<int> defaults;  // its size is the parameter's arity
   int min, max;               // for every component
   std::string help;
+  std::vector<std::string> choices = {};  // non-empty: a named choice, min = 0, max = choices - 1
 };
 
 using ParamValues = std::map<std::string, std::vector<int>>;
@@ -25,6 +27,23 @@ struct LaunchGeometry {
   dim3 grid, block;
   size_t shared_bytes = 0;
 };
+
+// Facts of one call that a kernel may be specialised for (the canonical, row-major-C problem):
+// which dimension of each operand is contiguous and whether 16-byte vectors are aligned.
+struct Variant {
+  bool a_k_contig = true, b_n_contig = true;
+  bool a_vec = false, b_vec = false, c_vec = false;
+  std::vector<std::string> defines() const;
+};
+
+// Limits a configuration is checked against before compiling (sm_90 values; the run-time
+// check uses the device's own).
+constexpr int kMaxThreadsPerBlock = 1024;
+constexpr int kMaxSharedPerBlock = 227 * 1024;
+constexpr int kStaticSharedLimit = 48 * 1024;
+constexpr int kMaxRegisters = 255;
+std::string shared_memory_violation(long long bytes);  // empty when it fits
+std::string register_violation(int estimate);          // empty when it fits
 
 class KernelFamily {
  public:
@@ -39,6 +58,10 @@ class KernelFamily {
   virtual std::vector<std::string> violations(const ParamValues& v) const = 0;
   // -D definitions that specialise the source for a configuration.
   virtual std::vector<std::string> defines(const ParamValues& v) const = 0;
+  // Whether the source reads the Variant's definitions (layout and alignment specialisations).
+  virtual bool uses_variant() const { return false; }
+  // The configurations a sweep or tuner tries by default (parameter strings).
+  virtual std::vector<std::string> search_space() const = 0;
   virtual LaunchGeometry geometry(const ParamValues& v, const Problem& p) const = 0;
   // Why this configuration cannot run this problem; empty when it can.
   virtual std::string unsupported(const ParamValues&, const Problem&) const { return {}; }
@@ -47,7 +70,16 @@ class KernelFamily {
 // "block=16x16,tile=64x64x8" → values, completed with defaults; throws UsageError on unknown
 // names, wrong arity, out-of-range values or broken constraints.
 ParamValues parse_params(const KernelFamily& f, const std::string& text);
-std::string format_params(const ParamValues& v);  // canonical "block=16x16,tile=..."
+std::string format_params(const KernelFamily& f, const ParamValues& v);  // canonical "block=16x16,..."
+std::string format_value(const ParamSpec& spec, const std::vector<int>& v);
+
+// Whether parse_params takes the text without an error.
+bool accepts(const KernelFamily& f, const std::string& text);
+
+// Every combination of the given values, as parameter strings ("a=1,b=2"), keeping only
+// those the family accepts.
+std::vector<std::string> product_space(const KernelFamily& f,
+                                       const std::vector<std::pair<std::string, std::vector<std::string>>>& axes);
 
 const std::vector<const KernelFamily*>& families();
 const KernelFamily* find_family(const std::string& name);  // nullptr when unknown

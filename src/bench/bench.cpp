@@ -172,14 +172,16 @@ std::vector<std::string> kernel_names() {
   return names;
 }
 
-std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, const std::string& params) {
+std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, const std::vector<std::string>& params) {
   std::vector<KernelSpec> out;
   bool any_family = false;
   for (auto& n : names) {
     KernelSpec k{n, find_family(n), {}};
     if (k.family) {
-      k.params = parse_params(*k.family, params);
+      for (auto& p : params.empty() ? std::vector<std::string>{""} : params)
+        out.push_back({n, k.family, parse_params(*k.family, p)});
       any_family = true;
+      continue;
     } else if (std::find(std::begin(kBaselines), std::end(kBaselines), n) == std::end(kBaselines)) {
       std::string known;
       for (auto& x : kernel_names()) known += (known.empty() ? "" : ", ") + x;

@@ -11,6 +11,7 @@
 #include "gemmlab/ceilings.hpp"
 #include "gemmlab/device.hpp"
 #include "gemmlab/error.hpp"
+#include "gemmlab/family.hpp"
 #include "gemmlab/files.hpp"
 #include "gemmlab/results.hpp"
 
@@ -53,6 +54,25 @@ void print_info(bool measure) {
   }
 }
 
+void print_kernels() {
+  for (auto* f : families()) {
+    std::printf("%s (sm_%d+): %s\n", f->name().c_str(), f->min_arch(), f->description().c_str());
+    for (auto& p : f->params()) {
+      std::string range;
+      if (p.choices.empty()) {
+        range = std::to_string(p.min) + ".." + std::to_string(p.max);
+      } else {
+        for (auto& c : p.choices) range += (range.empty() ? "" : "|") + c;
+      }
+      std::printf("  %-10s default %-12s range %-28s %s\n", p.name.c_str(), format_value(p, p.defaults).c_str(),
+                  range.c_str(), p.help.c_str());
+    }
+    std::printf("  search space: %zu configurations\n", f->search_space().size());
+  }
+  std::printf("baselines: cublas (cuBLAS SGEMM, FP32), cublas-tf32 (TF32 tensor cores, lower precision), "
+              "openblas (host, all cores)\n");
+}
+
 void check_output_path(const std::string& path) {
   if (path.empty()) return;
   auto dir = std::filesystem::path(path).parent_path();
@@ -82,15 +102,18 @@ int main(int argc, char** argv) {
   bool measure = false;
   info->add_flag("--measure", measure, "measure the sustained FFMA rate and copy bandwidth (cached per device)");
 
+  auto* kernels_cmd = app.add_subcommand("kernels", "list the kernel families, their parameters and defaults");
+
   auto* bench = app.add_subcommand("bench", "verify and time kernels against cuBLAS and OpenBLAS");
-  std::vector<std::string> kernels, sizes;
-  std::string params, layout = "row", trans_a = "n", trans_b = "n", dist = "uniform", mode = "cold", csv, json;
+  std::vector<std::string> kernels, sizes, params;
+  std::string layout = "row", trans_a = "n", trans_b = "n", dist = "uniform", mode = "cold", csv, json;
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0, pad = 0;
   float alpha = 1.0f, beta = 0.0f;
   uint64_t seed = 1;
   TimingOptions timing;
   bench->add_option("--kernel", kernels, "kernels, comma-separated (default: naive,cublas,cublas-tf32,openblas)");
-  bench->add_option("--param", params, "parameters of the kernel families, e.g. block=32x8");
+  bench->add_option("--param", params, "a parameter point of the kernel families, e.g. block=32x8; repeat for more")
+      ->delimiter('\0');
   bench->add_option("--size", sizes, "square sizes, comma-separated (default: 1024,2049,4096)");
   bench->add_option("--m", m, "rows of C (overrides --size)");
   bench->add_option("--n", n, "columns of C (overrides --size)");
@@ -129,6 +152,10 @@ int main(int argc, char** argv) {
   try {
     if (info->parsed()) {
       print_info(measure);
+      return kExitOk;
+    }
+    if (kernels_cmd->parsed()) {
+      print_kernels();
       return kExitOk;
     }
 

@@ -8,6 +8,7 @@
 
 namespace gemmlab::embedded {
 extern const char* const gemm_args_source;
+extern const char* const gemm_tile_source;
 }
 
 namespace gemmlab {
@@ -19,7 +20,8 @@ struct Header {
   const char* name;
   const char* const* source;
 };
-constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source}};
+constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
+                               {"gemm_tile.cuh", &embedded::gemm_tile_source}};
 
 void check(nvrtcResult r, const char* what) {
   if (r != NVRTC_SUCCESS) throw RuntimeError(std::string("NVRTC: ") + what + ": " + nvrtcGetErrorString(r));

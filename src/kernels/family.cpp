@@ -24,6 +24,15 @@ std::string known_names(const KernelFamily& f) {
 }
 
 std::vector<int> parse_value(const KernelFamily& f, const ParamSpec& spec, const std::string& text) {
+  if (!spec.choices.empty()) {
+    auto it = std::find(spec.choices.begin(), spec.choices.end(), text);
+    if (it == spec.choices.end()) {
+      std::string all;
+      for (auto& c : spec.choices) all += (all.empty() ? "" : ", ") + c;
+      throw UsageError(f.name() + ": parameter " + spec.name + " = '" + text + "' is not one of " + all);
+    }
+    return {int(it - spec.choices.begin())};
+  }
   std::vector<int> v;
   for (auto& part : split(text, 'x')) {
     size_t used = 0;
@@ -64,17 +73,61 @@ ParamValues parse_params(const KernelFamily& f, const std::string& text) {
     v[key] = parse_value(f, *it, item.substr(eq + 1));
   }
   auto broken = f.violations(v);
-  if (!broken.empty()) throw UsageError(f.name() + " " + format_params(v) + ": " + broken.front());
+  if (!broken.empty()) throw UsageError(f.name() + " " + format_params(f, v) + ": " + broken.front());
   return v;
 }
 
-std::string format_params(const ParamValues& v) {
+std::string format_value(const ParamSpec& spec, const std::vector<int>& v) {
+  if (!spec.choices.empty()) return spec.choices.at(size_t(v.at(0)));
   std::string s;
-  for (auto& [name, vals] : v) {
-    s += (s.empty() ? "" : ",") + name + "=";
-    for (size_t i = 0; i < vals.size(); ++i) s += (i ? "x" : "") + std::to_string(vals[i]);
-  }
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
   return s;
+}
+
+std::string format_params(const KernelFamily& f, const ParamValues& v) {
+  std::string s;
+  for (auto& spec : f.params()) s += (s.empty() ? "" : ",") + spec.name + "=" + format_value(spec, v.at(spec.name));
+  return s;
+}
+
+std::vector<std::string> product_space(const KernelFamily& f,
+                                       const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) {
+  std::vector<std::string> points = {""};
+  for (auto& [name, values] : axes) {
+    std::vector<std::string> next;
+    for (auto& p : points)
+      for (auto& v : values) next.push_back(p + (p.empty() ? "" : ",") + name + "=" + v);
+    points = std::move(next);
+  }
+  std::vector<std::string> valid;
+  for (auto& p : points)
+    if (accepts(f, p)) valid.push_back(p);
+  return valid;
+}
+
+bool accepts(const KernelFamily& f, const std::string& text) {
+  try {
+    parse_params(f, text);
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
+std::vector<std::string> Variant::defines() const {
+  return {"-DA_K_CONTIG=" + std::to_string(a_k_contig), "-DB_N_CONTIG=" + std::to_string(b_n_contig),
+          "-DA_VEC=" + std::to_string(a_vec), "-DB_VEC=" + std::to_string(b_vec), "-DC_VEC=" + std::to_string(c_vec)};
+}
+
+std::string shared_memory_violation(long long bytes) {
+  if (bytes <= kMaxSharedPerBlock) return {};
+  return "needs " + std::to_string((bytes + 1023) / 1024) + " KB of shared memory, over the " +
+         std::to_string(kMaxSharedPerBlock / 1024) + " KB a block can have";
+}
+
+std::string register_violation(int estimate) {
+  if (estimate <= kMaxRegisters) return {};
+  return "needs about " + std::to_string(estimate) + " registers per thread, over 255";
 }
 
 }  // namespace gemmlab

@@ -1,3 +1,5 @@
+#include <map>
+
 #include <cuda_runtime.h>
 
 #include "gemmlab/compile.hpp"
@@ -10,60 +12,138 @@ namespace gemmlab {
 
 namespace {
 
+// The row-major-C form of a problem: a column-major C is a row-major Cᵀ = op(B)ᵀ·op(A)ᵀ, so the
+// operands trade places (and M with N); families only ever see row-major C.
+struct Canonical {
+  Problem p;
+  const float* a;
+  const float* b;
+};
+
+Canonical canonical(const Problem& p, const Operands& o) {
+  if (p.layout == Layout::row_major) return {p, o.a, o.b};
+  Problem q = p;
+  q.layout = Layout::row_major;
+  std::swap(q.m, q.n);
+  std::swap(q.trans_a, q.trans_b);
+  std::swap(q.lda, q.ldb);
+  return {q, o.b, o.a};
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+Variant variant_of(const Canonical& c, const float* cptr) {
+  Variant v;
+  v.a_k_contig = c.p.trans_a == Trans::no;
+  v.b_n_contig = c.p.trans_b == Trans::no;
+  v.a_vec = c.p.lda % 4 == 0 && aligned16(c.a);
+  v.b_vec = c.p.ldb % 4 == 0 && aligned16(c.b);
+  v.c_vec = c.p.ldc % 4 == 0 && aligned16(cptr);
+  return v;
+}
+
 class FamilyRunner final : public GemmRunner {
  public:
   FamilyRunner(const KernelFamily& f, ParamValues v) : family_(f), values_(std::move(v)) {}
   ~FamilyRunner() override {
-    if (library_) cudaLibraryUnload(library_);
+    for (auto& [key, k] : loaded_) cudaLibraryUnload(k.library);
   }
 
   std::string name() const override { return family_.name(); }
 
-  std::string unsupported(const Problem& p) const override { return family_.unsupported(values_, p); }
+  std::string unsupported(const Problem& p) const override {
+    return family_.unsupported(values_, canonical(p, {nullptr, nullptr, nullptr}).p);
+  }
 
-  void prepare(const Problem&) override {
-    if (kernel_) return;
-    int dev = 0;
-    GEMMLAB_CUDA(cudaGetDevice(&dev));
-    auto info = query_device(dev);
-    if (info.arch() < family_.min_arch())
-      throw UsageError(family_.name() + " needs compute capability " + std::to_string(family_.min_arch() / 10) + "." +
-                       std::to_string(family_.min_arch() % 10) + " or newer");
-    auto compiled = compile_cubin({family_.name(), family_.source(), family_.defines(values_),
-                                   arch_name(info.cc_major, info.cc_minor)});
-    from_cache_ = compiled.from_cache;
-    GEMMLAB_CUDA(cudaLibraryLoadData(&library_, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-    GEMMLAB_CUDA(cudaLibraryGetKernel(&kernel_, library_, family_.entry().c_str()));
-    GEMMLAB_CUDA(cudaFuncGetAttributes(&attrs_, reinterpret_cast<const void*>(kernel_)));
+  void prepare(const Problem& p) override {
+    if (!device_) {
+      int dev = 0;
+      GEMMLAB_CUDA(cudaGetDevice(&dev));
+      device_ = query_device(dev);
+      if (device_->arch() < family_.min_arch())
+        throw UsageError(family_.name() + " needs compute capability " + std::to_string(family_.min_arch() / 10) + "." +
+                         std::to_string(family_.min_arch() % 10) + " or newer");
+    }
+    // cudaMalloc'd buffers are 256-byte aligned: the variant of a fresh allocation.
+    alignas(16) static const float probe[4] = {};
+    auto c = canonical(p, {probe, probe, nullptr});
+    last_ = &load(variant_of(c, probe));
   }
 
   void run(const Problem& p, const Operands& ops, cudaStream_t stream) override {
-    auto sa = op_a_strides(p), sb = op_b_strides(p), sc = c_strides(p);
-    GemmArgs args{p.m, p.n, p.k, p.alpha, p.beta, ops.a, sa.row, sa.col, ops.b, sb.row, sb.col, ops.c, sc.row, sc.col};
-    auto g = family_.geometry(values_, p);
+    auto c = canonical(p, ops);
+    const Loaded& k = load(variant_of(c, ops.c));
+    last_ = &k;
+    auto sa = op_a_strides(c.p), sb = op_b_strides(c.p), sc = c_strides(c.p);
+    GemmArgs args{c.p.m, c.p.n, c.p.k, c.p.alpha, c.p.beta, c.a, sa.row, sa.col, c.b, sb.row, sb.col,
+                  ops.c, sc.row, sc.col};
+    auto g = family_.geometry(values_, c.p);
     void* params[] = {&args};
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), g.grid, g.block, params, g.shared_bytes,
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), g.grid, g.block, params, g.shared_bytes,
                                   stream));
   }
 
   nlohmann::json details() const override {
-    nlohmann::json j = {{"params", format_params(values_)}};
-    if (kernel_) {
-      j["registers"] = attrs_.numRegs;
-      j["static_smem_bytes"] = attrs_.sharedSizeBytes;
-      j["local_bytes"] = attrs_.localSizeBytes;
-      j["binary_from_cache"] = from_cache_;
+    nlohmann::json j = {{"params", format_params(family_, values_)}};
+    if (last_) {
+      j["registers"] = last_->attrs.numRegs;
+      j["static_smem_bytes"] = last_->attrs.sharedSizeBytes;
+      j["dynamic_smem_bytes"] = last_->dynamic_smem;
+      j["local_bytes"] = last_->attrs.localSizeBytes;
+      j["occupancy"] = last_->occupancy;
+      j["binary_from_cache"] = last_->from_cache;
     }
     return j;
   }
 
  private:
+  struct Loaded {
+    cudaLibrary_t library = nullptr;
+    cudaKernel_t kernel = nullptr;
+    cudaFuncAttributes attrs{};
+    size_t dynamic_smem = 0;
+    double occupancy = 0;  // resident warps / the SM's maximum
+    bool from_cache = false;
+  };
+
+  const Loaded& load(const Variant& v) {
+    auto defines = family_.defines(values_);
+    if (family_.uses_variant())
+      for (auto& d : v.defines()) defines.push_back(d);
+    std::string key;
+    for (auto& d : defines) key += d + " ";
+    if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
+
+    auto compiled = compile_cubin({family_.name(), family_.source(), defines,
+                                   arch_name(device_->cc_major, device_->cc_minor)});
+    Loaded k;
+    k.from_cache = compiled.from_cache;
+    GEMMLAB_CUDA(cudaLibraryLoadData(&k.library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    GEMMLAB_CUDA(cudaLibraryGetKernel(&k.kernel, k.library, family_.entry().c_str()));
+    const void* fn = reinterpret_cast<const void*>(k.kernel);
+    GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, fn));
+    // The geometry's shared memory does not depend on the problem's size; any problem will do.
+    auto g = family_.geometry(values_, normalized(Problem::square(1)));
+    k.dynamic_smem = g.shared_bytes;
+    if (g.shared_bytes + k.attrs.sharedSizeBytes > device_->smem_per_block_optin)
+      throw UsageError(family_.name() + " " + format_params(family_, values_) + " needs " +
+                       std::to_string((g.shared_bytes + k.attrs.sharedSizeBytes + 1023) / 1024) +
+                       " KB of shared memory, over the " + std::to_string(device_->smem_per_block_optin / 1024) +
+                       " KB this GPU gives a block");
+    if (g.shared_bytes > size_t(kStaticSharedLimit))  // above 48 KB a kernel must opt in
+      GEMMLAB_CUDA(cudaKernelSetAttributeForDevice(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   int(g.shared_bytes), device_->ordinal));
+    int threads = int(g.block.x * g.block.y * g.block.z), blocks = 0;
+    GEMMLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads, g.shared_bytes));
+    k.occupancy = double(blocks * threads) / device_->max_threads_per_sm;
+    return loaded_.emplace(key, k).first->second;
+  }
+
   const KernelFamily& family_;
   ParamValues values_;
-  cudaLibrary_t library_ = nullptr;
-  cudaKernel_t kernel_ = nullptr;
-  cudaFuncAttributes attrs_{};
-  bool from_cache_ = false;
+  std::optional<DeviceInfo> device_;
+  std::map<std::string, Loaded> loaded_;
+  const Loaded* last_ = nullptr;
 };
 
 }  // namespace

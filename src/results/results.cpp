@@ -115,6 +115,17 @@ void print_table_row(std::ostream& os, const Record& r) {
                   r.timing.ms.median, r.gflops, r.pct_peak, r.x_cublas, r.verdict.max_err, verified.c_str());
   }
   os << buf << "\n";
+  // A family's configuration and its compiled resources, on a line of its own.
+  if (r.details.contains("params")) {
+    auto& d = r.details;
+    std::string line = "             " + d["params"].get<std::string>();
+    if (d.contains("registers"))
+      line += " | " + d["registers"].dump() + " regs, " +
+              std::to_string((d["static_smem_bytes"].get<long long>() + d["dynamic_smem_bytes"].get<long long>()) / 1024) +
+              " KB smem, " + d["local_bytes"].dump() + " B local (spill), occupancy " +
+              std::to_string(int(100 * d["occupancy"].get<double>() + 0.5)) + "%";
+    os << line << "\n";
+  }
 }
 
 }  // namespace gemmlab

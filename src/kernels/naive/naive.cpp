@@ -37,6 +37,10 @@ class Naive final : public KernelFamily {
     return {dim3(unsigned((p.m + b[0] - 1) / b[0]), unsigned((p.n + b[1] - 1) / b[1])), dim3(b[0], b[1]), 0};
   }
 
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"block", {"8x8", "16x16", "32x8", "32x32", "8x32"}}});
+  }
+
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     auto& b = v.at("block");
     if ((p.n + b[1] - 1) / b[1] > 65535) return "N / block.y exceeds the 65535 limit of gridDim.y";

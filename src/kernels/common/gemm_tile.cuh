@@ -1,0 +1,269 @@
+// Building blocks of the tiled SGEMM families, compiled by NVRTC with the family's source.
+//
+// Every family sees the canonical problem: C row-major (the host swaps A and B for column-major
+// problems), op(A)(i, k) = a[i*a_row + k*a_col], op(B)(k, j) = b[k*b_row + j*b_col]. Which
+// dimension of each operand is contiguous, and whether 16-byte vectors are aligned, are
+// compile-time facts of the variant (A_K_CONTIG, B_N_CONTIG, A_VEC, B_VEC, C_VEC), chosen per
+// call by the host.
+#pragma once
+#include "gemm_args.h"
+
+#ifndef A_K_CONTIG
+#define A_K_CONTIG 1
+#endif
+#ifndef B_N_CONTIG
+#define B_N_CONTIG 1
+#endif
+#ifndef A_VEC
+#define A_VEC 0
+#endif
+#ifndef B_VEC
+#define B_VEC 0
+#endif
+#ifndef C_VEC
+#define C_VEC 0
+#endif
+
+namespace gl {
+
+// An operand seen as outer × K: A is M × K, B is N × K (its transpose), so one loader serves both.
+// CONTIG_K: consecutive k are adjacent in memory; otherwise consecutive outer indices are.
+struct Operand {
+  const float* p;
+  long long s_outer, s_k;  // element strides
+  long long outer, k;      // extents
+  __device__ bool in(long long o, long long kk) const { return o < outer && kk < k; }
+  __device__ const float* at(long long o, long long kk) const { return p + o * s_outer + kk * s_k; }
+  __device__ float get(long long o, long long kk) const { return in(o, kk) ? *at(o, kk) : 0.0f; }
+};
+
+__device__ inline Operand operand_a(const GemmArgs& g) { return {g.a, g.a_row, g.a_col, g.m, g.k}; }
+__device__ inline Operand operand_b(const GemmArgs& g) { return {g.b, g.b_col, g.b_row, g.n, g.k}; }
+
+// Epilogue for one element: beta = 0 never reads C (it may hold NaN).
+__device__ inline void store_c(const GemmArgs& g, long long i, long long j, float acc) {
+  if (i >= g.m || j >= g.n) return;
+  float* c = g.c + i * g.c_row + j;
+  *c = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * *c;
+}
+
+// Four consecutive columns of one row: one 16-byte access when aligned and inside C.
+__device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v) {
+  if (i >= g.m) return;
+  if (C_VEC && j + 3 < g.n) {
+    float4* c = reinterpret_cast<float4*>(g.c + i * g.c_row + j);
+    float4 r = make_float4(g.alpha * v[0], g.alpha * v[1], g.alpha * v[2], g.alpha * v[3]);
+    if (g.beta != 0.0f) {
+      float4 old = *c;
+      r.x += g.beta * old.x, r.y += g.beta * old.y, r.z += g.beta * old.z, r.w += g.beta * old.w;
+    }
+    *c = r;
+    return;
+  }
+  for (int t = 0; t < 4; ++t) store_c(g, i, j + t, v[t]);
+}
+
+// Shared-memory tile of an operand, stored k-major: S[k][o], rows of OUTER + PAD floats.
+// SWIZZLE moves 16-byte chunks within a row (chunk ^= k % 8) instead of padding: both break the
+// bank conflicts of the transposing stores while keeping 16-byte reads along o aligned.
+template <int OUTER, int K, int PAD, bool SWIZZLE>
+struct KTile {
+  static constexpr int kRow = OUTER + PAD;
+  static constexpr int kFloats = K * kRow;
+  __device__ static int index(int k, int o) {
+    if (SWIZZLE) return k * kRow + ((((o >> 2) ^ (k & 7)) << 2) | (o & 3));
+    return k * kRow + o;
+  }
+  __device__ static float4 read4(const float* s, int k, int o) {  // o a multiple of 4
+    return *reinterpret_cast<const float4*>(s + index(k, o));
+  }
+};
+
+// ---- global → registers → shared (the synchronous path) ----
+//
+// The tile is cut into chunks of 4 elements along the operand's contiguous dimension; thread t
+// owns chunks t, t + NT, ... Each chunk is one 16-byte load when VEC and fully inside, else
+// four guarded scalar loads (zero outside the matrix).
+template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC>
+struct ChunkLoader {
+  static constexpr int kChunks = OUTER * K / 4;
+  static constexpr int kPerThread = kChunks / NT;
+  static_assert(kChunks % NT == 0, "tile chunks must divide evenly among the threads");
+
+  // Chunk c covers (o, k0..k0+3) when CONTIG_K, else (o0..o0+3, k).
+  __device__ static void coords(int c, int& o, int& k) {
+    if (CONTIG_K) {
+      o = c / (K / 4);
+      k = (c % (K / 4)) * 4;
+    } else {
+      k = c / (OUTER / 4);
+      o = (c % (OUTER / 4)) * 4;
+    }
+  }
+
+  __device__ static void load(const Operand& x, long long o0, long long k0, float4 (&r)[kPerThread]) {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int o, k;
+      coords(threadIdx.x + i * NT, o, k);
+      long long go = o0 + o, gk = k0 + k;
+      bool full = CONTIG_K ? (go < x.outer && gk + 3 < x.k) : (gk < x.k && go + 3 < x.outer);
+      if (VEC && full) {
+        r[i] = *reinterpret_cast<const float4*>(x.at(go, gk));
+      } else if (CONTIG_K) {
+        r[i] = make_float4(x.get(go, gk), x.get(go, gk + 1), x.get(go, gk + 2), x.get(go, gk + 3));
+      } else {
+        r[i] = make_float4(x.get(go, gk), x.get(go + 1, gk), x.get(go + 2, gk), x.get(go + 3, gk));
+      }
+    }
+  }
+
+  template <class Tile>
+  __device__ static void store(float* s, const float4 (&r)[kPerThread]) {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int o, k;
+      coords(threadIdx.x + i * NT, o, k);
+      if (CONTIG_K) {  // transposing store: four rows of the k-major tile
+        s[Tile::index(k, o)] = r[i].x;
+        s[Tile::index(k + 1, o)] = r[i].y;
+        s[Tile::index(k + 2, o)] = r[i].z;
+        s[Tile::index(k + 3, o)] = r[i].w;
+      } else {
+        *reinterpret_cast<float4*>(s + Tile::index(k, o)) = r[i];
+      }
+    }
+  }
+};
+
+// ---- global → shared without registers (cp.async, sm_80+) ----
+//
+// Inline PTX rather than cuda::memcpy_async: the src-size operand zero-fills the part of a copy
+// that lies outside the matrix, which is how edge tiles get their zero padding for free.
+__device__ inline void cp_async4(float* dst, const float* src, bool valid) {
+  unsigned d = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
+}
+__device__ inline void cp_async16(float* dst, const float* src, int valid_floats) {
+  unsigned d = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid_floats * 4));
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ inline void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Copies one OUTER × K tile into the k-major shared tile. 16-byte copies when the contiguous
+// dimension is the outer one and vectors are aligned; otherwise 4-byte copies that scatter into
+// the transposed layout (still asynchronous, still coalesced on the global side).
+template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
+__device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, long long k0) {
+  if (!CONTIG_K && VEC) {
+    constexpr int kChunks = OUTER * K / 4;
+    static_assert(kChunks % NT == 0, "tile chunks must divide evenly among the threads");
+#pragma unroll
+    for (int i = 0; i < kChunks / NT; ++i) {
+      int c = threadIdx.x + i * NT;
+      int k = c / (OUTER / 4), o = (c % (OUTER / 4)) * 4;
+      long long go = o0 + o, gk = k0 + k;
+      long long left = x.outer - go;
+      int valid = gk < x.k ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+      cp_async16(s + Tile::index(k, o), valid ? x.at(go, gk) : x.p, valid);
+    }
+  } else {
+    constexpr int kElems = OUTER * K;
+    static_assert(kElems % NT == 0, "tile elements must divide evenly among the threads");
+#pragma unroll
+    for (int i = 0; i < kElems / NT; ++i) {
+      int e = threadIdx.x + i * NT;
+      // Consecutive threads take consecutive addresses of the contiguous dimension.
+      int o = CONTIG_K ? e / K : e % OUTER;
+      int k = CONTIG_K ? e % K : e / OUTER;
+      bool valid = x.in(o0 + o, k0 + k);
+      cp_async4(s + Tile::index(k, o), valid ? x.at(o0 + o, k0 + k) : x.p, valid);
+    }
+  }
+}
+
+// ---- the thread tile: FM × FN outputs as (FM/4) × (FN/4) sub-tiles of 4 × 4 ----
+//
+// FM × FN outputs; sub-tile (i, j) covers rows row0 + i*ROW_STEP + 0..3 and columns col0 + j*COL_STEP + 0..3 of the
+// block tile, so each k needs FM/4 + FN/4 16-byte shared loads for FM·FN FMAs.
+template <int FM, int FN, int ROW_STEP, int COL_STEP>
+struct ThreadTile {
+  float acc[FM][FN];
+
+  __device__ void zero() {
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j) acc[i][j] = 0.0f;
+  }
+
+  template <int KSTEPS, class TileA, class TileB>
+  __device__ void mma(const float* As, const float* Bs, int row0, int col0) {
+#pragma unroll
+    for (int k = 0; k < KSTEPS; ++k) {
+      float a[FM], b[FN];
+#pragma unroll
+      for (int i = 0; i < FM / 4; ++i) {
+        float4 v = TileA::read4(As, k, row0 + i * ROW_STEP);
+        a[4 * i] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
+      }
+#pragma unroll
+      for (int j = 0; j < FN / 4; ++j) {
+        float4 v = TileB::read4(Bs, k, col0 + j * COL_STEP);
+        b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  }
+
+  // (m0, n0): the block tile's origin in C.
+  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0) const {
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN / 4; ++j)
+        store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, &acc[i][4 * j]);
+  }
+};
+
+// ---- the multi-stage cp.async main loop ----
+//
+// STAGES shared-memory slots form a ring: tiles t+1 .. t+STAGES-1 are in flight while tile t is
+// computed, so global latency hides behind STAGES-1 steps of FMAs. One barrier per step: it
+// both publishes tile t and tells every thread that the slot about to be refilled (computed in
+// the previous step) is free.
+template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, class TileA, class TileB, class Tile>
+__device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long long m0, long long n0, Tile& t,
+                                         int row0, int col0) {
+  static_assert(NSTAGES >= 2, "a pipeline needs two stages at least");
+  const Operand A = operand_a(g), B = operand_b(g);
+  constexpr int kStage = TileA::kFloats + TileB::kFloats;
+  const long long tiles = (g.k + TILE_K - 1) / TILE_K;
+  auto issue = [&](long long tile) {
+    float* s = smem + (tile % NSTAGES) * kStage;
+    cp_async_tile<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA>(s, A, m0, tile * TILE_K);
+    cp_async_tile<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB>(s + TileA::kFloats, B, n0, tile * TILE_K);
+  };
+#pragma unroll
+  for (int s = 0; s < NSTAGES - 1; ++s) {
+    if (s < tiles) issue(s);
+    cp_async_commit();  // empty groups keep the count uniform for wait_group
+  }
+  for (long long tile = 0; tile < tiles; ++tile) {
+    cp_async_wait<NSTAGES - 2>();
+    __syncthreads();
+    if (tile + NSTAGES - 1 < tiles) issue(tile + NSTAGES - 1);
+    cp_async_commit();
+    const float* s = smem + (tile % NSTAGES) * kStage;
+    t.template mma<TILE_K, TileA, TileB>(s, s + TileA::kFloats, row0, col0);
+  }
+}
+
+}  // namespace gl

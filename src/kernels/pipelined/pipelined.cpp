@@ -1,0 +1,90 @@
+#include "kernels/tiled.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const pipelined_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+class Pipelined final : public KernelFamily {
+ public:
+  std::string name() const override { return "pipelined"; }
+  std::string description() const override {
+    return "seed 003's latency hiding: register prefetch with a shared double buffer, or cp.async stages";
+  }
+  int min_arch() const override { return 80; }  // cp.async
+  std::vector<ParamSpec> params() const override {
+    return {{"tile", {128, 128, 16}, 4, 512, "block tile BM x BN x BK"},
+            {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
+            {"mode", {1}, 0, 1, "how the next tile is fetched", {"regprefetch", "cpasync"}},
+            {"stages", {3}, 2, 8, "shared-memory stages (cpasync mode; regprefetch uses 2)"},
+            {"conflict", {1}, 0, 2, "bank conflicts of the transposing store", {"none", "pad", "swizzle"}}};
+  }
+  const char* source() const override { return embedded::pipelined_source; }
+  std::string entry() const override { return "gemm_pipelined"; }
+  bool uses_variant() const override { return true; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &r = v.at("vpt");
+    std::vector<std::string> out;
+    if (t[0] % r[0] || t[1] % r[1]) {
+      out.push_back("tile " + std::to_string(t[0]) + "x" + std::to_string(t[1]) + " is not a multiple of vpt " +
+                    std::to_string(r[0]) + "x" + std::to_string(r[1]));
+      return out;
+    }
+    tiled::chunk_violations(out, t[0], t[1], t[2], r[0], r[1], threads(v));
+    if (v.at("conflict")[0] == 2 && (t[0] % 32 || t[1] % 32))
+      out.push_back("swizzle needs tile.m and tile.n multiples of 32 (8 chunks of 4 per row)");
+    if (v.at("mode")[0] == 0 && v.at("stages")[0] != 2 && v.at("stages")[0] != 3)
+      out.push_back("regprefetch mode double-buffers: stages does not apply (leave it at its default)");
+    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &r = v.at("vpt");
+    return {tiled::define("BM", t[0]),         tiled::define("BN", t[1]),
+            tiled::define("BK", t[2]),         tiled::define("TM", r[0]),
+            tiled::define("TN", r[1]),         tiled::define("MODE", v.at("mode")[0]),
+            tiled::define("STAGES", stages(v)), tiled::define("CONFLICT", v.at("conflict")[0])};
+  }
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
+  }
+  std::string unsupported(const ParamValues& v, const Problem& p) const override {
+    return tiled::grid_limit(p, v.at("tile")[0]);
+  }
+  std::vector<std::string> search_space() const override {
+    auto space = product_space(*this, {{"tile", {"128x128x8", "128x128x16", "128x64x16", "64x128x16"}},
+                                       {"vpt", {"8x8", "8x4"}},
+                                       {"mode", {"cpasync"}},
+                                       {"stages", {"2", "3", "4"}},
+                                       {"conflict", {"pad", "swizzle"}}});
+    auto regs = product_space(*this, {{"tile", {"128x128x8", "128x128x16", "128x64x16"}},
+                                      {"vpt", {"8x8", "8x4"}},
+                                      {"mode", {"regprefetch"}},
+                                      {"conflict", {"pad", "swizzle"}}});
+    space.insert(space.end(), regs.begin(), regs.end());
+    return space;
+  }
+
+ private:
+  static int stages(const ParamValues& v) { return v.at("mode")[0] == 0 ? 2 : v.at("stages")[0]; }
+  static int threads(const ParamValues& v) {
+    return (v.at("tile")[0] / v.at("vpt")[0]) * (v.at("tile")[1] / v.at("vpt")[1]);
+  }
+  static long long smem(const ParamValues& v) {
+    int pad = v.at("conflict")[0] == 1 ? 4 : 0;
+    auto& t = v.at("tile");
+    return 4ll * stages(v) * t[2] * (t[0] + pad + t[1] + pad);
+  }
+};
+
+}  // namespace
+
+const KernelFamily& pipelined_family() {
+  static const Pipelined f;
+  return f;
+}
+
+}  // namespace gemmlab

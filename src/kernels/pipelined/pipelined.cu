@@ -1,0 +1,60 @@
+// pipelined: seed 003's latency hiding on top of the vectorized design.
+// MODE 0 (register prefetch): two shared-memory buffers; the next tile's global loads are issued
+//   into registers before the current tile is computed and stored to the other buffer after it,
+//   so their latency overlaps the FMAs; one barrier per step.
+// MODE 1 (cp.async): STAGES shared-memory slots filled asynchronously by the copy engine path of
+//   sm_80+, no registers in between (gl::cp_async_mainloop).
+// In both, the compiler keeps a tile step's shared loads ahead of their FMAs (the loop over k is
+// unrolled), which is the register double buffering of the fragments.
+#include "gemm_tile.cuh"
+
+constexpr int NT = (BM / TM) * (BN / TN);
+constexpr int PAD = CONFLICT == 1 ? 4 : 0;
+constexpr bool SWZ = CONFLICT == 2;
+using TileA = gl::KTile<BM, BK, PAD, SWZ>;
+using TileB = gl::KTile<BN, BK, PAD, SWZ>;
+using LoadA = gl::ChunkLoader<BM, BK, NT, A_K_CONTIG, A_VEC>;
+using LoadB = gl::ChunkLoader<BN, BK, NT, !B_N_CONTIG, B_VEC>;
+using Tile = gl::ThreadTile<TM, TN, (BM / TM) * 4, (BN / TN) * 4>;
+constexpr int kStage = TileA::kFloats + TileB::kFloats;
+
+__device__ inline void register_prefetch_loop(const GemmArgs& g, float* smem, long long m0, long long n0, Tile& t,
+                                              int row0, int col0) {
+  const gl::Operand A = gl::operand_a(g), B = gl::operand_b(g);
+  const long long tiles = (g.k + BK - 1) / BK;
+  float4 ra[LoadA::kPerThread], rb[LoadB::kPerThread];
+  LoadA::load(A, m0, 0, ra);
+  LoadB::load(B, n0, 0, rb);
+  LoadA::store<TileA>(smem, ra);
+  LoadB::store<TileB>(smem + TileA::kFloats, rb);
+  __syncthreads();
+  for (long long tile = 0; tile < tiles; ++tile) {
+    const bool more = tile + 1 < tiles;
+    if (more) {
+      LoadA::load(A, m0, (tile + 1) * BK, ra);
+      LoadB::load(B, n0, (tile + 1) * BK, rb);
+    }
+    const float* s = smem + (tile % 2) * kStage;
+    t.mma<BK, TileA, TileB>(s, s + TileA::kFloats, row0, col0);
+    if (more) {
+      float* next = smem + ((tile + 1) % 2) * kStage;
+      LoadA::store<TileA>(next, ra);
+      LoadB::store<TileB>(next + TileA::kFloats, rb);
+    }
+    __syncthreads();
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(NT) gemm_pipelined(GemmArgs g) {
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
+  const int row0 = (threadIdx.x / (BN / TN)) * 4, col0 = (threadIdx.x % (BN / TN)) * 4;
+  Tile t;
+  t.zero();
+  if (MODE == 0)
+    register_prefetch_loop(g, smem, m0, n0, t, row0, col0);
+  else
+    gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, TileA, TileB>(g, smem, m0, n0, t, row0, col0);
+  t.store(g, m0, n0, row0, col0);
+}

@@ -1,0 +1,25 @@
+#pragma once
+// Host-side helpers shared by the tiled families' descriptions.
+#include <string>
+
+#include "gemmlab/family.hpp"
+
+namespace gemmlab::tiled {
+
+// One block per BM × BN tile of C: x walks column tiles, y row tiles.
+inline LaunchGeometry grid(const Problem& p, int bm, int bn, dim3 block, size_t smem) {
+  return {dim3(unsigned((p.n + bn - 1) / bn), unsigned((p.m + bm - 1) / bm)), block, smem};
+}
+
+// gridDim.y is limited to 65535 row tiles.
+inline std::string grid_limit(const Problem& p, int bm) {
+  if ((p.m + bm - 1) / bm > 65535) return "M / " + std::to_string(bm) + " exceeds the 65535 limit of gridDim.y";
+  return {};
+}
+
+inline std::string define(const char* name, int v) { return std::string("-D") + name + "=" + std::to_string(v); }
+
+// Checks shared by the families that stage k-major tiles with 16-byte chunks.
+void chunk_violations(std::vector<std::string>& out, int bm, int bn, int bk, int tm, int tn, int threads);
+
+}  // namespace gemmlab::tiled

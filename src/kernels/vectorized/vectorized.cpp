@@ -1,0 +1,74 @@
+#include "kernels/tiled.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const vectorized_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+class Vectorized final : public KernelFamily {
+ public:
+  std::string name() const override { return "vectorized"; }
+  std::string description() const override {
+    return "128-bit global loads, A transposed in shared memory, bank conflicts padded or swizzled away";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {{"tile", {128, 128, 8}, 4, 512, "block tile BM x BN x BK"},
+            {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
+            {"conflict", {1}, 0, 2, "bank conflicts of the transposing store", {"none", "pad", "swizzle"}}};
+  }
+  const char* source() const override { return embedded::vectorized_source; }
+  std::string entry() const override { return "gemm_vectorized"; }
+  bool uses_variant() const override { return true; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &r = v.at("vpt");
+    std::vector<std::string> out;
+    if (t[0] % r[0] || t[1] % r[1]) {
+      out.push_back("tile " + std::to_string(t[0]) + "x" + std::to_string(t[1]) + " is not a multiple of vpt " +
+                    std::to_string(r[0]) + "x" + std::to_string(r[1]));
+      return out;
+    }
+    tiled::chunk_violations(out, t[0], t[1], t[2], r[0], r[1], threads(v));
+    if (v.at("conflict")[0] == 2 && (t[0] % 32 || t[1] % 32))
+      out.push_back("swizzle needs tile.m and tile.n multiples of 32 (8 chunks of 4 per row)");
+    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &r = v.at("vpt");
+    return {tiled::define("BM", t[0]), tiled::define("BN", t[1]), tiled::define("BK", t[2]),
+            tiled::define("TM", r[0]), tiled::define("TN", r[1]), tiled::define("CONFLICT", v.at("conflict")[0])};
+  }
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
+  }
+  std::string unsupported(const ParamValues& v, const Problem& p) const override {
+    return tiled::grid_limit(p, v.at("tile")[0]);
+  }
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"tile", {"64x64x8", "128x64x8", "64x128x8", "128x128x8", "128x128x16"}},
+                                 {"vpt", {"4x4", "8x4", "4x8", "8x8"}},
+                                 {"conflict", {"none", "pad", "swizzle"}}});
+  }
+
+ private:
+  static int threads(const ParamValues& v) {
+    return (v.at("tile")[0] / v.at("vpt")[0]) * (v.at("tile")[1] / v.at("vpt")[1]);
+  }
+  static long long smem(const ParamValues& v) {
+    int pad = v.at("conflict")[0] == 1 ? 4 : 0;
+    auto& t = v.at("tile");
+    return 4ll * t[2] * (t[0] + pad + t[1] + pad);
+  }
+};
+
+}  // namespace
+
+const KernelFamily& vectorized_family() {
+  static const Vectorized f;
+  return f;
+}
+
+}  // namespace gemmlab

@@ -1,0 +1,88 @@
+#include "kernels/tiled.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const warptiled_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+auto s = [](int x) { return std::to_string(x); };
+
+class Warptiled final : public KernelFamily {
+ public:
+  std::string name() const override { return "warptiled"; }
+  std::string description() const override {
+    return "block tile -> warp tile -> thread tile with cp.async stages and grouped block order";
+  }
+  int min_arch() const override { return 80; }
+  std::vector<ParamSpec> params() const override {
+    return {{"tile", {128, 128, 16}, 4, 512, "block tile BM x BN x BK"},
+            {"warp", {32, 64}, 4, 256, "warp tile WM x WN"},
+            {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
+            {"stages", {3}, 2, 8, "shared-memory stages of the cp.async pipeline"},
+            {"conflict", {1}, 0, 2, "bank conflicts of the transposing copies", {"none", "pad", "swizzle"}},
+            {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"}};
+  }
+  const char* source() const override { return embedded::warptiled_source; }
+  std::string entry() const override { return "gemm_warptiled"; }
+  bool uses_variant() const override { return true; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &w = v.at("warp"), &r = v.at("vpt");
+    std::vector<std::string> out;
+    if (t[0] % w[0] || t[1] % w[1])
+      out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " is not a multiple of warp " + s(w[0]) + "x" + s(w[1]));
+    if (w[0] % r[0] || w[1] % r[1])
+      out.push_back("warp " + s(w[0]) + "x" + s(w[1]) + " is not a multiple of vpt " + s(r[0]) + "x" + s(r[1]));
+    if (!out.empty()) return out;
+    if ((w[0] / r[0]) * (w[1] / r[1]) != 32)
+      out.push_back("warp / vpt = " + s(w[0] / r[0]) + "x" + s(w[1] / r[1]) + " lanes, not the 32 of a warp");
+    tiled::chunk_violations(out, t[0], t[1], t[2], r[0], r[1], threads(v));
+    if (v.at("conflict")[0] == 2 && (t[0] % 32 || t[1] % 32))
+      out.push_back("swizzle needs tile.m and tile.n multiples of 32 (8 chunks of 4 per row)");
+    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &w = v.at("warp"), &r = v.at("vpt");
+    return {tiled::define("BM", t[0]), tiled::define("BN", t[1]), tiled::define("BK", t[2]),
+            tiled::define("WM", w[0]), tiled::define("WN", w[1]), tiled::define("TM", r[0]),
+            tiled::define("TN", r[1]), tiled::define("STAGES", v.at("stages")[0]),
+            tiled::define("CONFLICT", v.at("conflict")[0]), tiled::define("GROUP", v.at("group")[0])};
+  }
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
+  }
+  std::string unsupported(const ParamValues& v, const Problem& p) const override {
+    return tiled::grid_limit(p, v.at("tile")[0]);
+  }
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"tile", {"128x128x8", "128x128x16", "128x256x8", "256x128x8", "128x64x16",
+                                           "64x128x16", "64x64x16"}},
+                                 {"warp", {"32x64", "64x32", "64x64", "32x32"}},
+                                 {"vpt", {"8x8", "4x8", "8x4", "8x16", "16x8"}},
+                                 {"stages", {"2", "3", "4"}},
+                                 {"conflict", {"pad"}},
+                                 {"group", {"8"}}});
+  }
+
+ private:
+  static int threads(const ParamValues& v) {
+    return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]) * 32;
+  }
+  static long long smem(const ParamValues& v) {
+    int pad = v.at("conflict")[0] == 1 ? 4 : 0;
+    auto& t = v.at("tile");
+    return 4ll * v.at("stages")[0] * t[2] * (t[0] + pad + t[1] + pad);
+  }
+};
+
+}  // namespace
+
+const KernelFamily& warptiled_family() {
+  static const Warptiled f;
+  return f;
+}
+
+}  // namespace gemmlab

@@ -1,0 +1,37 @@
+// warptiled: block tile → warp tile → thread tile, fed by the multi-stage cp.async pipeline.
+// Each warp owns a WM × WN patch of the block tile and arranges its 32 lanes as (WM/TM) × (WN/TN);
+// a lane's TM × TN outputs are 4 × 4 sub-tiles strided across the warp's patch, so the lanes of a
+// warp read few, distinct 16-byte chunks of shared memory per k (broadcasts, no conflicts) and
+// the warp's working set stays in a small region. Blocks are launched in groups of GROUP block
+// rows that sweep the columns together, so neighbouring blocks share A and B tiles in L2.
+#include "gemm_tile.cuh"
+
+constexpr int WARPS_N = BN / WN;
+constexpr int NT = (BM / WM) * WARPS_N * 32;
+constexpr int LANES_N = WN / TN;  // lanes along N in a warp
+constexpr int LANES_M = WM / TM;
+constexpr int PAD = CONFLICT == 1 ? 4 : 0;
+constexpr bool SWZ = CONFLICT == 2;
+using TileA = gl::KTile<BM, BK, PAD, SWZ>;
+using TileB = gl::KTile<BN, BK, PAD, SWZ>;
+
+extern "C" __global__ void __launch_bounds__(NT) gemm_warptiled(GemmArgs g) {
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  // Grouped block order: GROUP consecutive block rows share each block column in turn.
+  const int tiles_m = gridDim.y, tiles_n = gridDim.x;
+  const int id = blockIdx.y * tiles_n + blockIdx.x;
+  const int group_size = GROUP * tiles_n;
+  const int first_m = (id / group_size) * GROUP;
+  const int rows_here = min(tiles_m - first_m, GROUP);
+  const int bm = first_m + (id % group_size) % rows_here, bn = (id % group_size) / rows_here;
+  const long long m0 = (long long)bm * BM, n0 = (long long)bn * BN;
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = (warp / WARPS_N) * WM + (lane / LANES_N) * 4;
+  const int col0 = (warp % WARPS_N) * WN + (lane % LANES_N) * 4;
+  gl::ThreadTile<TM, TN, LANES_M * 4, LANES_N * 4> t;
+  t.zero();
+  gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, TileA, TileB>(g, smem, m0, n0, t, row0, col0);
+  t.store(g, m0, n0, row0, col0);
+}
