@@ -25,21 +25,30 @@ struct Stream {
   ~Stream() { cudaStreamDestroy(s); }
 };
 
+// Every family at its defaults, the alternative modes worth covering, and both cuBLAS modes.
 std::vector<std::unique_ptr<GemmRunner>> runners_under_test() {
   std::vector<std::unique_ptr<GemmRunner>> r;
-  r.push_back(make_family_runner(*find_family("naive"), parse_params(*find_family("naive"), "")));
-  r.push_back(make_family_runner(*find_family("naive"), parse_params(*find_family("naive"), "block=32x4")));
+  for (auto* f : families()) r.push_back(make_family_runner(*f, parse_params(*f, "")));
+  for (auto [family, params] : {std::pair{"naive", "block=32x4"}, {"regblock2d", "placement=lumped"},
+                                {"regblock2d", "block=8x8,vpt=4x4,tile=32x32x16"}, {"smem-tiled", "tile=8"},
+                                {"vectorized", "conflict=swizzle"}, {"vectorized", "tile=64x64x8,vpt=4x4,conflict=none"},
+                                {"pipelined", "mode=regprefetch"}, {"pipelined", "stages=2,conflict=swizzle"},
+                                {"warptiled", "tile=128x256x8,warp=64x64,vpt=8x16,stages=4"},
+                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=2,group=1"}})
+    r.push_back(make_family_runner(*find_family(family), parse_params(*find_family(family), params)));
   r.push_back(make_cublas_runner(Precision::fp32));
   r.push_back(make_cublas_runner(Precision::tf32));
   return r;
 }
 
 void expect_all_pass(const Problem& p, uint64_t seed) {
+  static auto runners = runners_under_test();  // compiled once, kept across shapes
   Stream stream;
   ProblemSession session(p, Distribution::uniform, seed, stream.s);
-  for (auto& r : runners_under_test()) {
+  for (auto& r : runners) {
+    if (!r->unsupported(p).empty()) continue;
     auto v = session.verify(*r);
-    EXPECT_TRUE(v.passed) << r->name() << " on " << describe(p) << " alpha " << p.alpha << " beta " << p.beta
+    EXPECT_TRUE(v.passed) << r->name() << " " << r->details().value("params", "") << " on " << describe(p) << " alpha " << p.alpha << " beta " << p.beta
                           << " ld " << p.lda << "," << p.ldb << "," << p.ldc << ": " << v.first_failure
                           << " (max_err " << v.max_err << ", tolerance " << v.tolerance << ")";
   }
@@ -76,7 +85,9 @@ class Broken final : public GemmRunner {
 TEST(Gpu, EdgeShapesEveryLayout) {
   REQUIRE_GPU();
   struct Shape { int64_t m, n, k; };
-  for (Shape s : {Shape{1, 1, 1}, Shape{7, 13, 5}, Shape{1021, 1, 1023}, Shape{1025, 1025, 1025}, Shape{4097, 129, 257}})
+  for (Shape s : {Shape{1, 1, 1}, Shape{7, 13, 5}, Shape{1021, 1, 1023}, Shape{1025, 1025, 1025}, Shape{4097, 129, 257},
+                  Shape{300, 200, 1}, Shape{7, 7, 7}, Shape{31, 31, 31}, Shape{127, 127, 127}, Shape{1021, 1021, 1021},
+                  Shape{2053, 2053, 2053}, Shape{31, 127, 7}})
     for (auto layout : {Layout::row_major, Layout::col_major})
       for (auto ta : {Trans::no, Trans::yes}) {
         Problem p;
@@ -86,12 +97,23 @@ TEST(Gpu, EdgeShapesEveryLayout) {
       }
 }
 
+TEST(Gpu, TallAndSkinny) {
+  REQUIRE_GPU();
+  Problem p;
+  p.m = 8192, p.n = 16, p.k = 8192;
+  expect_all_pass(normalized(p), 5);
+  p.m = 16, p.n = 8192;
+  p.layout = Layout::col_major;
+  expect_all_pass(normalized(p), 6);
+}
+
+// 200 random shapes up to 2100 with random alpha, beta, layout, transposes and padding.
 TEST(Gpu, RandomShapesLayoutsAndPadding) {
   REQUIRE_GPU();
   std::mt19937 rng(2026);
-  std::uniform_int_distribution<int> dim(1, 700), coin(0, 1), pad(0, 5);
+  std::uniform_int_distribution<int> dim(1, 2100), coin(0, 1), pad(0, 5);
   std::uniform_real_distribution<float> scalar(-2, 2);
-  for (int t = 0; t < 40; ++t) {
+  for (int t = 0; t < 200; ++t) {
     Problem p;
     p.m = dim(rng), p.n = dim(rng), p.k = dim(rng);
     p.layout = coin(rng) ? Layout::row_major : Layout::col_major;

@@ -68,6 +68,13 @@ TEST(Kernels, EveryParameterPointBecomesARunner) {
   ASSERT_EQ(ks.size(), 5u);
   EXPECT_EQ(format_params(*ks[1].family, ks[1].params), "block=32x4");
   EXPECT_EQ(ks[2].name, "cublas");
+  ks = resolve_kernels({"naive", "coalesced"}, {"coalesced:", "coalesced:block=64x4", "naive:block=8x8"});
+  ASSERT_EQ(ks.size(), 3u);
+  EXPECT_EQ(format_params(*ks[0].family, ks[0].params), "block=8x8");
+  EXPECT_EQ(format_params(*ks[1].family, ks[1].params), "block=32x8");
+  EXPECT_EQ(format_params(*ks[2].family, ks[2].params), "block=64x4");
+  EXPECT_NE(error_of([] { resolve_kernels({"naive"}, {"warptiled:stages=3"}); }).find("not among the kernels"),
+            std::string::npos);
 }
 
 TEST(Constraints, EachFamilyNamesTheBrokenRule) {

@@ -22,7 +22,8 @@ struct KernelSpec {
 };
 
 // Names: the family names, "cublas", "cublas-tf32", "openblas". Each family named runs at every
-// parameter point of `params` (its defaults when empty). Throws UsageError for unknown names or
+// parameter point of `params` that applies to it: "point" applies to all families, "family:point"
+// to that one ("family:" is its defaults); with none, at its defaults. Throws UsageError for unknown names or
 // invalid parameters.
 std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, const std::vector<std::string>& params);
 std::vector<std::string> kernel_names();

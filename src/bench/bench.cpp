@@ -173,21 +173,36 @@ std::vector<std::string> kernel_names() {
 }
 
 std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, const std::vector<std::string>& params) {
+  // "family:point" applies to that family alone; a plain point to every family named.
+  auto points_for = [&](const std::string& family) {
+    std::vector<std::string> out;
+    for (auto& p : params) {
+      auto colon = p.find(':');
+      if (colon == std::string::npos)
+        out.push_back(p);
+      else if (p.substr(0, colon) == family)
+        out.push_back(p.substr(colon + 1));
+    }
+    return out.empty() ? std::vector<std::string>{""} : out;
+  };
+  for (auto& p : params)
+    if (auto colon = p.find(':'); colon != std::string::npos &&
+                                  std::find(names.begin(), names.end(), p.substr(0, colon)) == names.end())
+      throw UsageError("--param " + p + " names a family that is not among the kernels");
+
   std::vector<KernelSpec> out;
   bool any_family = false;
   for (auto& n : names) {
-    KernelSpec k{n, find_family(n), {}};
-    if (k.family) {
-      for (auto& p : params.empty() ? std::vector<std::string>{""} : params)
-        out.push_back({n, k.family, parse_params(*k.family, p)});
+    if (auto* f = find_family(n)) {
+      for (auto& p : points_for(n)) out.push_back({n, f, parse_params(*f, p)});
       any_family = true;
-      continue;
-    } else if (std::find(std::begin(kBaselines), std::end(kBaselines), n) == std::end(kBaselines)) {
+    } else if (std::find(std::begin(kBaselines), std::end(kBaselines), n) != std::end(kBaselines)) {
+      out.push_back({n, nullptr, {}});
+    } else {
       std::string known;
       for (auto& x : kernel_names()) known += (known.empty() ? "" : ", ") + x;
       throw UsageError("unknown kernel '" + n + "' (known: " + known + ")");
     }
-    out.push_back(k);
   }
   if (!params.empty() && !any_family) throw UsageError("--param needs a kernel family among the kernels");
   return out;
