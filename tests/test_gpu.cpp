@@ -1,11 +1,14 @@
 // GPU tests (ctest label gpu). Each skips with its reason when no CUDA device is present.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <random>
 
 #include "gemmlab/bench.hpp"
 #include "gemmlab/ceilings.hpp"
+#include "gemmlab/compile.hpp"
 #include "gemmlab/data.hpp"
 #include "gemmlab/device.hpp"
 #include "gemmlab/files.hpp"
@@ -25,17 +28,49 @@ struct Stream {
   ~Stream() { cudaStreamDestroy(s); }
 };
 
-// Every family at its defaults, the alternative modes worth covering, and both cuBLAS modes.
-std::vector<std::unique_ptr<GemmRunner>> runners_under_test() {
-  std::vector<std::unique_ptr<GemmRunner>> r;
-  for (auto* f : families()) r.push_back(make_family_runner(*f, parse_params(*f, "")));
+// Every family at its defaults and the alternative modes worth covering.
+std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_test() {
+  std::vector<std::pair<const KernelFamily*, ParamValues>> c;
+  for (auto* f : families()) c.emplace_back(f, parse_params(*f, ""));
   for (auto [family, params] : {std::pair{"naive", "block=32x4"}, {"regblock2d", "placement=lumped"},
                                 {"regblock2d", "block=8x8,vpt=4x4,tile=32x32x16"}, {"smem-tiled", "tile=8"},
-                                {"vectorized", "conflict=swizzle"}, {"vectorized", "tile=64x64x8,vpt=4x4,conflict=none"},
+                                {"vectorized", "conflict=swizzle"}, {"vectorized", "tile=64x64x16,vpt=4x4,conflict=none"},
                                 {"pipelined", "mode=regprefetch"}, {"pipelined", "stages=2,conflict=swizzle"},
                                 {"warptiled", "tile=128x256x8,warp=64x64,vpt=8x16,stages=4"},
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=2,group=1"}})
-    r.push_back(make_family_runner(*find_family(family), parse_params(*find_family(family), params)));
+    c.emplace_back(find_family(family), parse_params(*find_family(family), params));
+  return c;
+}
+
+// Random layouts and paddings reach every layout/alignment variant: compile them all up front,
+// in parallel, into the disk cache the runners read.
+void precompile_variants(const std::vector<std::pair<const KernelFamily*, ParamValues>>& configs) {
+  auto dev = query_device(0);
+  std::vector<std::vector<std::string>> jobs;
+  std::vector<const KernelFamily*> owners;
+  for (auto& [f, v] : configs)
+    for (int bits = 0; bits < 32 && f->uses_variant(); ++bits) {
+      auto d = f->defines(v);
+      for (auto& x : Variant{bool(bits & 1), bool(bits & 2), bool(bits & 4), bool(bits & 8), bool(bits & 16)}.defines())
+        d.push_back(x);
+      jobs.push_back(d);
+      owners.push_back(f);
+    }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < jobs.size();)
+        compile_cubin({owners[i]->name(), owners[i]->source(), jobs[i], arch_name(dev.cc_major, dev.cc_minor)});
+    });
+  for (auto& th : pool) th.join();
+}
+
+std::vector<std::unique_ptr<GemmRunner>> runners_under_test() {
+  auto configs = configurations_under_test();
+  precompile_variants(configs);
+  std::vector<std::unique_ptr<GemmRunner>> r;
+  for (auto& [f, v] : configs) r.push_back(make_family_runner(*f, v));
   r.push_back(make_cublas_runner(Precision::fp32));
   r.push_back(make_cublas_runner(Precision::tf32));
   return r;

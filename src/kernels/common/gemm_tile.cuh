@@ -201,6 +201,30 @@ struct ThreadTile {
       for (int j = 0; j < FN; ++j) acc[i][j] = 0.0f;
   }
 
+  // One k step's fragments: FM values of A and FN of B, in 16-byte shared loads.
+  struct Frag {
+    float a[FM], b[FN];
+  };
+  template <class TileA, class TileB>
+  __device__ static void load(Frag& f, const float* As, const float* Bs, int k, int row0, int col0) {
+#pragma unroll
+    for (int i = 0; i < FM / 4; ++i) {
+      float4 v = TileA::read4(As, k, row0 + i * ROW_STEP);
+      f.a[4 * i] = v.x, f.a[4 * i + 1] = v.y, f.a[4 * i + 2] = v.z, f.a[4 * i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < FN / 4; ++j) {
+      float4 v = TileB::read4(Bs, k, col0 + j * COL_STEP);
+      f.b[4 * j] = v.x, f.b[4 * j + 1] = v.y, f.b[4 * j + 2] = v.z, f.b[4 * j + 3] = v.w;
+    }
+  }
+  __device__ void fma(const Frag& f) {
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < FN; ++j) acc[i][j] = fmaf(f.a[i], f.b[j], acc[i][j]);
+  }
+
   template <int KSTEPS, class TileA, class TileB>
   __device__ void mma(const float* As, const float* Bs, int row0, int col0) {
 #pragma unroll
@@ -235,10 +259,13 @@ struct ThreadTile {
 
 // ---- the multi-stage cp.async main loop ----
 //
-// STAGES shared-memory slots form a ring: tiles t+1 .. t+STAGES-1 are in flight while tile t is
-// computed, so global latency hides behind STAGES-1 steps of FMAs. One barrier per step: it
-// both publishes tile t and tells every thread that the slot about to be refilled (computed in
-// the previous step) is free.
+// NSTAGES shared-memory slots form a ring: tiles t+1 .. t+NSTAGES-1 are in flight while tile t is
+// computed, so global latency hides behind NSTAGES-1 tiles of FMAs. The fragments of step k+1 are
+// loaded from shared memory while step k's FMAs run (two fragment buffers), also across the tile
+// boundary: the barrier that publishes tile t+1 sits before the last step of tile t, so the
+// first fragments of t+1 are in registers before t's last FMAs, and no step waits on a shared
+// load. That barrier also tells every thread that the slot of tile t-1, refilled at the start of
+// tile t+1, is no longer read.
 template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, class TileA, class TileB, class Tile>
 __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long long m0, long long n0, Tile& t,
                                          int row0, int col0) {
@@ -246,23 +273,38 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
   const Operand A = operand_a(g), B = operand_b(g);
   constexpr int kStage = TileA::kFloats + TileB::kFloats;
   const long long tiles = (g.k + TILE_K - 1) / TILE_K;
+  auto slot = [&](long long tile) { return smem + (tile % NSTAGES) * kStage; };
   auto issue = [&](long long tile) {
-    float* s = smem + (tile % NSTAGES) * kStage;
-    cp_async_tile<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA>(s, A, m0, tile * TILE_K);
-    cp_async_tile<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB>(s + TileA::kFloats, B, n0, tile * TILE_K);
+    if (tile < tiles) {
+      cp_async_tile<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA>(slot(tile), A, m0, tile * TILE_K);
+      cp_async_tile<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB>(slot(tile) + TileA::kFloats, B, n0, tile * TILE_K);
+    }
+    cp_async_commit();  // empty groups keep the count uniform for wait_group
   };
 #pragma unroll
-  for (int s = 0; s < NSTAGES - 1; ++s) {
-    if (s < tiles) issue(s);
-    cp_async_commit();  // empty groups keep the count uniform for wait_group
-  }
+  for (int s = 0; s < NSTAGES - 1; ++s) issue(s);
+  cp_async_wait<NSTAGES - 2>();
+  __syncthreads();
+
+  typename Tile::Frag frag[2];
+  Tile::template load<TileA, TileB>(frag[0], slot(0), slot(0) + TileA::kFloats, 0, row0, col0);
   for (long long tile = 0; tile < tiles; ++tile) {
-    cp_async_wait<NSTAGES - 2>();
-    __syncthreads();
-    if (tile + NSTAGES - 1 < tiles) issue(tile + NSTAGES - 1);
-    cp_async_commit();
-    const float* s = smem + (tile % NSTAGES) * kStage;
-    t.template mma<TILE_K, TileA, TileB>(s, s + TileA::kFloats, row0, col0);
+    issue(tile + NSTAGES - 1);
+    const float* s = slot(tile);
+#pragma unroll
+    for (int k = 0; k < TILE_K; ++k) {
+      if (k == TILE_K - 1) {
+        cp_async_wait<NSTAGES - 2>();
+        __syncthreads();
+      }
+      if (k + 1 < TILE_K) {
+        Tile::template load<TileA, TileB>(frag[(k + 1) & 1], s, s + TileA::kFloats, k + 1, row0, col0);
+      } else if (tile + 1 < tiles) {
+        const float* n = slot(tile + 1);
+        Tile::template load<TileA, TileB>(frag[(k + 1) & 1], n, n + TileA::kFloats, 0, row0, col0);
+      }
+      t.fma(frag[k & 1]);
+    }
   }
 }
 

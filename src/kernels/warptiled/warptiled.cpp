@@ -23,7 +23,8 @@ class Warptiled final : public KernelFamily {
             {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
             {"stages", {3}, 2, 8, "shared-memory stages of the cp.async pipeline"},
             {"conflict", {1}, 0, 2, "bank conflicts of the transposing copies", {"none", "pad", "swizzle"}},
-            {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"}};
+            {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
+            {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"}};
   }
   const char* source() const override { return embedded::warptiled_source; }
   std::string entry() const override { return "gemm_warptiled"; }
@@ -42,6 +43,11 @@ class Warptiled final : public KernelFamily {
     if (v.at("conflict")[0] == 2 && (t[0] % 32 || t[1] % 32))
       out.push_back("swizzle needs tile.m and tile.n multiples of 32 (8 chunks of 4 per row)");
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    int cap = 65536 / (threads(v) * v.at("minblocks")[0]);
+    int need = r[0] * r[1] + 16;  // the accumulators and a minimum of addressing
+    if (out.empty() && need > std::min(cap, kMaxRegisters))
+      out.push_back("minblocks " + s(v.at("minblocks")[0]) + " caps registers at " + s(std::min(cap, kMaxRegisters)) +
+                    " per thread, under the ~" + s(need) + " the " + s(r[0]) + "x" + s(r[1]) + " tile needs");
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -49,7 +55,8 @@ class Warptiled final : public KernelFamily {
     return {tiled::define("BM", t[0]), tiled::define("BN", t[1]), tiled::define("BK", t[2]),
             tiled::define("WM", w[0]), tiled::define("WN", w[1]), tiled::define("TM", r[0]),
             tiled::define("TN", r[1]), tiled::define("STAGES", v.at("stages")[0]),
-            tiled::define("CONFLICT", v.at("conflict")[0]), tiled::define("GROUP", v.at("group")[0])};
+            tiled::define("CONFLICT", v.at("conflict")[0]), tiled::define("GROUP", v.at("group")[0]),
+            tiled::define("MINBLOCKS", v.at("minblocks")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
@@ -64,7 +71,8 @@ class Warptiled final : public KernelFamily {
                                  {"vpt", {"8x8", "4x8", "8x4", "8x16", "16x8"}},
                                  {"stages", {"2", "3", "4"}},
                                  {"conflict", {"pad"}},
-                                 {"group", {"8"}}});
+                                 {"group", {"8"}},
+                                 {"minblocks", {"1", "2"}}});
   }
 
  private:

@@ -15,7 +15,9 @@ constexpr bool SWZ = CONFLICT == 2;
 using TileA = gl::KTile<BM, BK, PAD, SWZ>;
 using TileB = gl::KTile<BN, BK, PAD, SWZ>;
 
-extern "C" __global__ void __launch_bounds__(NT) gemm_warptiled(GemmArgs g) {
+// MINBLOCKS asks the compiler to fit that many blocks per SM (at most 65536 / (NT · MINBLOCKS)
+// registers per thread): more warps to hide latency against fewer registers for the tile.
+extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmArgs g) {
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   // Grouped block order: GROUP consecutive block rows share each block column in turn.
