@@ -260,35 +260,49 @@ struct ThreadTile {
 // ---- the multi-stage cp.async main loop ----
 //
 // NSTAGES shared-memory slots form a ring: tiles t+1 .. t+NSTAGES-1 are in flight while tile t is
-// computed, so global latency hides behind NSTAGES-1 tiles of FMAs. The fragments of step k+1 are
-// loaded from shared memory while step k's FMAs run (two fragment buffers), also across the tile
-// boundary: the barrier that publishes tile t+1 sits before the last step of tile t, so the
-// first fragments of t+1 are in registers before t's last FMAs, and no step waits on a shared
-// load. That barrier also tells every thread that the slot of tile t-1, refilled at the start of
-// tile t+1, is no longer read.
-template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, class TileA, class TileB, class Tile>
+// computed, so global latency hides behind NSTAGES-1 tiles of FMAs.
+// DOUBLE_FRAG: the fragments of step k+1 are loaded from shared memory while step k's FMAs run
+// (two fragment buffers), also across the tile boundary: the barrier that publishes tile t+1
+// sits before the last step of tile t, so the first fragments of t+1 are in registers before
+// t's last FMAs. That barrier also tells every thread that the slot of tile t-1, refilled at the
+// start of tile t+1, is no longer read. Without it, one barrier opens each tile and the
+// compiler schedules the fully unrolled step's loads itself (fewer registers).
+template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, bool DOUBLE_FRAG, class TileA, class TileB,
+          class Tile>
 __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long long m0, long long n0, Tile& t,
                                          int row0, int col0) {
   static_assert(NSTAGES >= 2, "a pipeline needs two stages at least");
   const Operand A = operand_a(g), B = operand_b(g);
   constexpr int kStage = TileA::kFloats + TileB::kFloats;
-  const long long tiles = (g.k + TILE_K - 1) / TILE_K;
-  auto slot = [&](long long tile) { return smem + (tile % NSTAGES) * kStage; };
-  auto issue = [&](long long tile) {
+  // int: K < 2^31, and a 64-bit modulo in slot() would cost a dozen instructions per call.
+  const int tiles = int((g.k + TILE_K - 1) / TILE_K);
+  auto slot = [&](int tile) { return smem + (tile % NSTAGES) * kStage; };
+  auto issue = [&](int tile) {
     if (tile < tiles) {
-      cp_async_tile<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA>(slot(tile), A, m0, tile * TILE_K);
-      cp_async_tile<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB>(slot(tile) + TileA::kFloats, B, n0, tile * TILE_K);
+      cp_async_tile<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA>(slot(tile), A, m0, (long long)tile * TILE_K);
+      cp_async_tile<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB>(slot(tile) + TileA::kFloats, B, n0,
+                                                                    (long long)tile * TILE_K);
     }
     cp_async_commit();  // empty groups keep the count uniform for wait_group
   };
 #pragma unroll
   for (int s = 0; s < NSTAGES - 1; ++s) issue(s);
+  if (!DOUBLE_FRAG) {
+    for (int tile = 0; tile < tiles; ++tile) {
+      cp_async_wait<NSTAGES - 2>();
+      __syncthreads();  // tile is visible; the slot refilled next (tile - 1's) is free
+      issue(tile + NSTAGES - 1);
+      const float* s = slot(tile);
+      t.template mma<TILE_K, TileA, TileB>(s, s + TileA::kFloats, row0, col0);
+    }
+    return;
+  }
   cp_async_wait<NSTAGES - 2>();
   __syncthreads();
 
   typename Tile::Frag frag[2];
   Tile::template load<TileA, TileB>(frag[0], slot(0), slot(0) + TileA::kFloats, 0, row0, col0);
-  for (long long tile = 0; tile < tiles; ++tile) {
+  for (int tile = 0; tile < tiles; ++tile) {
     issue(tile + NSTAGES - 1);
     const float* s = slot(tile);
 #pragma unroll

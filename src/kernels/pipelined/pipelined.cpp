@@ -20,7 +20,8 @@ class Pipelined final : public KernelFamily {
             {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
             {"mode", {1}, 0, 1, "how the next tile is fetched", {"regprefetch", "cpasync"}},
             {"stages", {3}, 2, 8, "shared-memory stages (cpasync mode; regprefetch uses 2)"},
-            {"conflict", {1}, 0, 2, "bank conflicts of the transposing store", {"none", "pad", "swizzle"}}};
+            {"conflict", {1}, 0, 2, "bank conflicts of the transposing store", {"none", "pad", "swizzle"}},
+            {"fragments", {1}, 0, 1, "register fragments of the k steps (cpasync mode)", {"single", "double"}}};
   }
   const char* source() const override { return embedded::pipelined_source; }
   std::string entry() const override { return "gemm_pipelined"; }
@@ -46,7 +47,8 @@ class Pipelined final : public KernelFamily {
     return {tiled::define("BM", t[0]),         tiled::define("BN", t[1]),
             tiled::define("BK", t[2]),         tiled::define("TM", r[0]),
             tiled::define("TN", r[1]),         tiled::define("MODE", v.at("mode")[0]),
-            tiled::define("STAGES", stages(v)), tiled::define("CONFLICT", v.at("conflict")[0])};
+            tiled::define("STAGES", stages(v)), tiled::define("CONFLICT", v.at("conflict")[0]),
+            tiled::define("FRAGS", v.at("fragments")[0] + 1)};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));

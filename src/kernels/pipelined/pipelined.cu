@@ -4,8 +4,9 @@
 //   so their latency overlaps the FMAs; one barrier per step.
 // MODE 1 (cp.async): STAGES shared-memory slots filled asynchronously by the copy engine path of
 //   sm_80+, no registers in between (gl::cp_async_mainloop).
-// In both, the compiler keeps a tile step's shared loads ahead of their FMAs (the loop over k is
-// unrolled), which is the register double buffering of the fragments.
+// FRAGS 2 double-buffers the register fragments (cp.async mode): step k+1's shared loads are
+// issued before step k's FMAs, across tile boundaries too. In regprefetch mode and with FRAGS 1
+// the compiler schedules the unrolled step's shared loads itself.
 #include "gemm_tile.cuh"
 
 constexpr int NT = (BM / TM) * (BN / TN);
@@ -55,6 +56,6 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_pipelined(GemmArgs g) {
   if (MODE == 0)
     register_prefetch_loop(g, smem, m0, n0, t, row0, col0);
   else
-    gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, TileA, TileB>(g, smem, m0, n0, t, row0, col0);
+    gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0);
   t.store(g, m0, n0, row0, col0);
 }

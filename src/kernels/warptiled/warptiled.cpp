@@ -18,12 +18,14 @@ class Warptiled final : public KernelFamily {
   }
   int min_arch() const override { return 80; }
   std::vector<ParamSpec> params() const override {
-    return {{"tile", {128, 128, 16}, 4, 512, "block tile BM x BN x BK"},
-            {"warp", {32, 64}, 4, 256, "warp tile WM x WN"},
-            {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
+    // Defaults: the fastest point of the H100 sweeps (docs/perf-log.md, entries 1 and 2).
+    return {{"tile", {128, 256, 8}, 4, 512, "block tile BM x BN x BK"},
+            {"warp", {64, 64}, 4, 256, "warp tile WM x WN"},
+            {"vpt", {8, 16}, 4, 32, "values per thread TM x TN (multiples of 4)"},
             {"stages", {3}, 2, 8, "shared-memory stages of the cp.async pipeline"},
             {"conflict", {1}, 0, 2, "bank conflicts of the transposing copies", {"none", "pad", "swizzle"}},
             {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
+            {"fragments", {0}, 0, 1, "register fragments of the k steps", {"single", "double"}},
             {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"}};
   }
   const char* source() const override { return embedded::warptiled_source; }
@@ -56,7 +58,7 @@ class Warptiled final : public KernelFamily {
             tiled::define("WM", w[0]), tiled::define("WN", w[1]), tiled::define("TM", r[0]),
             tiled::define("TN", r[1]), tiled::define("STAGES", v.at("stages")[0]),
             tiled::define("CONFLICT", v.at("conflict")[0]), tiled::define("GROUP", v.at("group")[0]),
-            tiled::define("MINBLOCKS", v.at("minblocks")[0])};
+            tiled::define("MINBLOCKS", v.at("minblocks")[0]), tiled::define("FRAGS", v.at("fragments")[0] + 1)};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));

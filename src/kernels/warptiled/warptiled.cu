@@ -34,6 +34,6 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   const int col0 = (warp % WARPS_N) * WN + (lane % LANES_N) * 4;
   gl::ThreadTile<TM, TN, LANES_M * 4, LANES_N * 4> t;
   t.zero();
-  gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, TileA, TileB>(g, smem, m0, n0, t, row0, col0);
+  gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0);
   t.store(g, m0, n0, row0, col0);
 }
