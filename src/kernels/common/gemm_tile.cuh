@@ -186,6 +186,74 @@ __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, l
   }
 }
 
+// The same copies with their addressing hoisted out of the main loop. Each thread's copies of a
+// tile lie a constant (DO, DK) apart when one pass of the block covers whole lines of the
+// contiguous dimension, so a tile costs one pointer increment and a constant stride per copy,
+// and tiles wholly inside the matrix (all but the edges) skip the bounds checks. Profiled on the
+// H100, the per-element address arithmetic of cp_async_tile was a third of warptiled's
+// instructions (docs/perf-log.md, entry 3). Irregular shapes fall back to cp_async_tile.
+template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
+struct TileCopier {
+  static constexpr bool kChunk = VEC && !CONTIG_K;     // 16-byte copies along o
+  static constexpr int kW = kChunk ? 4 : 1;            // floats per copy
+  static constexpr int kPass = NT * kW;                // floats one pass of the block copies
+  static constexpr int kLine = CONTIG_K ? K : OUTER;   // floats per line of the contiguous dimension
+  static constexpr bool kRegular = kPass % kLine == 0 && (OUTER * K) % kPass == 0;
+  static constexpr int kCopies = (OUTER * K) / kPass;
+  static constexpr int DO = CONTIG_K ? kPass / K : 0;  // (o, k) step between a thread's copies
+  static constexpr int DK = CONTIG_K ? 0 : kPass / OUTER;
+
+  Operand x;
+  long long o0;
+  int o_t, k_t;             // this thread's first copy, relative to the tile
+  const float* src;         // its source in tile 0
+  long long copy_step, tile_step;
+  bool outer_inside;        // the block's rows (columns) all lie inside the matrix
+
+  __device__ TileCopier(const Operand& x_, long long o0_) : x(x_), o0(o0_) {
+    int e = threadIdx.x * kW;
+    o_t = CONTIG_K ? e / K : e % OUTER;
+    k_t = CONTIG_K ? e % K : e / OUTER;
+    src = x.p + (o0 + o_t) * x.s_outer + (long long)k_t * x.s_k;
+    copy_step = DO * x.s_outer + DK * x.s_k;
+    tile_step = K * x.s_k;
+    outer_inside = o0 + OUTER <= x.outer;
+  }
+
+  __device__ void issue(float* s, int tile) const {
+    if (!kRegular) {
+      cp_async_tile<OUTER, K, NT, CONTIG_K, VEC, Tile>(s, x, o0, (long long)tile * K);
+      return;
+    }
+    const long long k0 = (long long)tile * K;
+    const float* p = src + tile * tile_step;
+    if (outer_inside && k0 + K <= x.k) {
+#pragma unroll
+      for (int i = 0; i < kCopies; ++i) {
+        float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
+        if (kChunk)
+          cp_async16(d, p + i * copy_step, 4);
+        else
+          cp_async4(d, p + i * copy_step, true);
+      }
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < kCopies; ++i) {
+      const long long o = o0 + o_t + i * DO, k = k0 + k_t + i * DK;
+      float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
+      if (kChunk) {
+        long long left = x.outer - o;
+        int valid = k < x.k ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+        cp_async16(d, valid ? p + i * copy_step : x.p, valid);
+      } else {
+        bool valid = x.in(o, k);
+        cp_async4(d, valid ? p + i * copy_step : x.p, valid);
+      }
+    }
+  }
+};
+
 // ---- the thread tile: FM × FN outputs as (FM/4) × (FN/4) sub-tiles of 4 × 4 ----
 //
 // FM × FN outputs; sub-tile (i, j) covers rows row0 + i*ROW_STEP + 0..3 and columns col0 + j*COL_STEP + 0..3 of the
@@ -277,11 +345,12 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
   // int: K < 2^31, and a 64-bit modulo in slot() would cost a dozen instructions per call.
   const int tiles = int((g.k + TILE_K - 1) / TILE_K);
   auto slot = [&](int tile) { return smem + (tile % NSTAGES) * kStage; };
+  const TileCopier<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA> copy_a(A, m0);
+  const TileCopier<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB> copy_b(B, n0);
   auto issue = [&](int tile) {
     if (tile < tiles) {
-      cp_async_tile<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA>(slot(tile), A, m0, (long long)tile * TILE_K);
-      cp_async_tile<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB>(slot(tile) + TileA::kFloats, B, n0,
-                                                                    (long long)tile * TILE_K);
+      copy_a.issue(slot(tile), tile);
+      copy_b.issue(slot(tile) + TileA::kFloats, tile);
     }
     cp_async_commit();  // empty groups keep the count uniform for wait_group
   };
