@@ -37,7 +37,8 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"vectorized", "conflict=swizzle"}, {"vectorized", "tile=64x64x16,vpt=4x4,conflict=none"},
                                 {"pipelined", "mode=regprefetch"}, {"pipelined", "stages=2,conflict=swizzle"},
                                 {"warptiled", "tile=128x256x8,warp=64x64,vpt=8x16,stages=4"},
-                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=2,group=1"}})
+                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=2,group=1"},
+                                {"warptiled", "splitk=3"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5"}})
     c.emplace_back(find_family(family), parse_params(*find_family(family), params));
   return c;
 }

@@ -63,6 +63,10 @@ class KernelFamily {
   // The configurations a sweep or tuner tries by default (parameter strings).
   virtual std::vector<std::string> search_space() const = 0;
   virtual LaunchGeometry geometry(const ParamValues& v, const Problem& p) const = 0;
+  // Split-K: how many slices of K the configuration computes separately (gridDim.z), and the
+  // extern "C" kernel of the same source that sums them, called as (GemmArgs, int splits).
+  virtual int splits(const ParamValues&) const { return 1; }
+  virtual std::string reduce_entry() const { return {}; }
   // Why this configuration cannot run this problem; empty when it can.
   virtual std::string unsupported(const ParamValues&, const Problem&) const { return {}; }
 };

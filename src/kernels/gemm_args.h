@@ -13,4 +13,7 @@ struct GemmArgs {
   long long b_row, b_col;
   float* c;
   long long c_row, c_col;
+  // Split-K: gridDim.z splits write raw partial products here, [split][m][n], summed by a
+  // second kernel that applies alpha and beta. Null when the family does not split.
+  float* workspace;
 };

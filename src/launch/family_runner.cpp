@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 
 #include <cuda_runtime.h>
@@ -47,6 +48,7 @@ class FamilyRunner final : public GemmRunner {
   FamilyRunner(const KernelFamily& f, ParamValues v) : family_(f), values_(std::move(v)) {}
   ~FamilyRunner() override {
     for (auto& [key, k] : loaded_) cudaLibraryUnload(k.library);
+    cudaFree(workspace_);
   }
 
   std::string name() const override { return family_.name(); }
@@ -76,11 +78,19 @@ class FamilyRunner final : public GemmRunner {
     last_ = &k;
     auto sa = op_a_strides(c.p), sb = op_b_strides(c.p), sc = c_strides(c.p);
     GemmArgs args{c.p.m, c.p.n, c.p.k, c.p.alpha, c.p.beta, c.a, sa.row, sa.col, c.b, sb.row, sb.col,
-                  ops.c, sc.row, sc.col};
+                  ops.c, sc.row, sc.col, nullptr};
+    int splits = family_.splits(values_);
+    if (splits > 1) args.workspace = workspace(size_t(splits) * size_t(c.p.m) * size_t(c.p.n));
     auto g = family_.geometry(values_, c.p);
     void* params[] = {&args};
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), g.grid, g.block, params, g.shared_bytes,
                                   stream));
+    if (splits > 1) {
+      void* reduce_params[] = {&args, &splits};
+      long long blocks = std::min<long long>((c.p.m * c.p.n + 255) / 256, 8ll * device_->sms);
+      GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.reduce), dim3(unsigned(blocks)), dim3(256),
+                                    reduce_params, 0, stream));
+    }
   }
 
   nlohmann::json details() const override {
@@ -100,6 +110,7 @@ class FamilyRunner final : public GemmRunner {
   struct Loaded {
     cudaLibrary_t library = nullptr;
     cudaKernel_t kernel = nullptr;
+    cudaKernel_t reduce = nullptr;  // split-K's second step, when the family has one
     cudaFuncAttributes attrs{};
     size_t dynamic_smem = 0;
     double occupancy = 0;  // resident warps / the SM's maximum
@@ -120,6 +131,8 @@ class FamilyRunner final : public GemmRunner {
     k.from_cache = compiled.from_cache;
     GEMMLAB_CUDA(cudaLibraryLoadData(&k.library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     GEMMLAB_CUDA(cudaLibraryGetKernel(&k.kernel, k.library, family_.entry().c_str()));
+    if (!family_.reduce_entry().empty())
+      GEMMLAB_CUDA(cudaLibraryGetKernel(&k.reduce, k.library, family_.reduce_entry().c_str()));
     const void* fn = reinterpret_cast<const void*>(k.kernel);
     GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, fn));
     // The geometry's shared memory does not depend on the problem's size; any problem will do.
@@ -139,8 +152,21 @@ class FamilyRunner final : public GemmRunner {
     return loaded_.emplace(key, k).first->second;
   }
 
+  // Split-K partial sums; grows to the largest problem seen, kept between calls.
+  float* workspace(size_t floats) {
+    if (floats > workspace_floats_) {
+      GEMMLAB_CUDA(cudaFree(workspace_));
+      workspace_ = nullptr;
+      GEMMLAB_CUDA(cudaMalloc(&workspace_, floats * sizeof(float)));
+      workspace_floats_ = floats;
+    }
+    return workspace_;
+  }
+
   const KernelFamily& family_;
   ParamValues values_;
+  float* workspace_ = nullptr;
+  size_t workspace_floats_ = 0;
   std::optional<DeviceInfo> device_;
   std::map<std::string, Loaded> loaded_;
   const Loaded* last_ = nullptr;

@@ -47,10 +47,10 @@ __device__ inline void store_c(const GemmArgs& g, long long i, long long j, floa
   *c = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * *c;
 }
 
-// Four consecutive columns of one row: one 16-byte access when aligned and inside C.
-__device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v) {
+// Four consecutive columns of one row: one 16-byte access when aligned (vec) and inside C.
+__device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC) {
   if (i >= g.m) return;
-  if (C_VEC && j + 3 < g.n) {
+  if (vec && j + 3 < g.n) {
     float4* c = reinterpret_cast<float4*>(g.c + i * g.c_row + j);
     float4 r = make_float4(g.alpha * v[0], g.alpha * v[1], g.alpha * v[2], g.alpha * v[3]);
     if (g.beta != 0.0f) {
@@ -315,13 +315,13 @@ struct ThreadTile {
     }
   }
 
-  // (m0, n0): the block tile's origin in C.
-  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0) const {
+  // (m0, n0): the block tile's origin in C. vec: 16-byte stores allowed.
+  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0, bool vec = C_VEC) const {
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
       for (int j = 0; j < FN / 4; ++j)
-        store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, &acc[i][4 * j]);
+        store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, &acc[i][4 * j], vec);
   }
 };
 
@@ -338,19 +338,19 @@ struct ThreadTile {
 template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, bool DOUBLE_FRAG, class TileA, class TileB,
           class Tile>
 __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long long m0, long long n0, Tile& t,
-                                         int row0, int col0) {
+                                         int row0, int col0, int first_tile, int tiles) {
   static_assert(NSTAGES >= 2, "a pipeline needs two stages at least");
   const Operand A = operand_a(g), B = operand_b(g);
   constexpr int kStage = TileA::kFloats + TileB::kFloats;
+  // Tiles are counted from first_tile (split-K gives each split its own range of K).
   // int: K < 2^31, and a 64-bit modulo in slot() would cost a dozen instructions per call.
-  const int tiles = int((g.k + TILE_K - 1) / TILE_K);
   auto slot = [&](int tile) { return smem + (tile % NSTAGES) * kStage; };
   const TileCopier<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA> copy_a(A, m0);
   const TileCopier<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB> copy_b(B, n0);
   auto issue = [&](int tile) {
     if (tile < tiles) {
-      copy_a.issue(slot(tile), tile);
-      copy_b.issue(slot(tile) + TileA::kFloats, tile);
+      copy_a.issue(slot(tile), first_tile + tile);
+      copy_b.issue(slot(tile) + TileA::kFloats, first_tile + tile);
     }
     cp_async_commit();  // empty groups keep the count uniform for wait_group
   };
@@ -390,5 +390,8 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
     }
   }
 }
+
+// Tiles of TILE_K along K.
+__device__ inline int k_tiles(const GemmArgs& g, int tile_k) { return int((g.k + tile_k - 1) / tile_k); }
 
 }  // namespace gl

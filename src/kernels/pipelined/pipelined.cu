@@ -56,6 +56,7 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_pipelined(GemmArgs g) {
   if (MODE == 0)
     register_prefetch_loop(g, smem, m0, n0, t, row0, col0);
   else
-    gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0);
+    gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0, 0,
+                                                                         gl::k_tiles(g, BK));
   t.store(g, m0, n0, row0, col0);
 }

@@ -26,6 +26,7 @@ class Warptiled final : public KernelFamily {
             {"conflict", {1}, 0, 2, "bank conflicts of the transposing copies", {"none", "pad", "swizzle"}},
             {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
             {"fragments", {0}, 0, 1, "register fragments of the k steps", {"single", "double"}},
+            {"splitk", {1}, 1, 64, "slices of K computed by separate blocks, then summed (small M·N, odd sizes)"},
             {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"}};
   }
   const char* source() const override { return embedded::warptiled_source; }
@@ -61,8 +62,12 @@ class Warptiled final : public KernelFamily {
             tiled::define("MINBLOCKS", v.at("minblocks")[0]), tiled::define("FRAGS", v.at("fragments")[0] + 1)};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
-    return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
+    auto g = tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
+    g.grid.z = unsigned(v.at("splitk")[0]);
+    return g;
   }
+  int splits(const ParamValues& v) const override { return v.at("splitk")[0]; }
+  std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }
