@@ -19,4 +19,28 @@ void chunk_violations(std::vector<std::string>& out, int bm, int bn, int bk, int
     out.push_back("needs about " + s(regs * threads) + " registers per block, over the 65536 of an SM");
 }
 
+long long kstage_smem(const ParamValues& v, int stages) {
+  auto& t = v.at("tile");
+  int pad = v.at("conflict")[0] == 1 ? 4 : 0;
+  return 4ll * stages * t[2] * (t[0] + pad + t[1] + pad);
+}
+
+void kstage_violations(std::vector<std::string>& out, const ParamValues& v, int threads, int stages) {
+  auto &t = v.at("tile"), &r = v.at("vpt");
+  chunk_violations(out, t[0], t[1], t[2], r[0], r[1], threads);
+  if (v.at("conflict")[0] == 2 && (t[0] % 32 || t[1] % 32))
+    out.push_back("swizzle needs tile.m and tile.n multiples of 32 (8 chunks of 4 per row)");
+  if (auto e = shared_memory_violation(kstage_smem(v, stages)); !e.empty()) out.push_back(e);
+}
+
+bool vpt_divides_tile(std::vector<std::string>& out, const ParamValues& v) {
+  auto &t = v.at("tile"), &r = v.at("vpt");
+  if (t[0] % r[0] == 0 && t[1] % r[1] == 0) return true;
+  out.push_back("tile " + std::to_string(t[0]) + "x" + std::to_string(t[1]) + " is not a multiple of vpt " +
+                std::to_string(r[0]) + "x" + std::to_string(r[1]));
+  return false;
+}
+
+int grid_threads(const ParamValues& v) { return (v.at("tile")[0] / v.at("vpt")[0]) * (v.at("tile")[1] / v.at("vpt")[1]); }
+
 }  // namespace gemmlab::tiled

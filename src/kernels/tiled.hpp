@@ -22,4 +22,15 @@ inline std::string define(const char* name, int v) { return std::string("-D") + 
 // Checks shared by the families that stage k-major tiles with 16-byte chunks.
 void chunk_violations(std::vector<std::string>& out, int bm, int bn, int bk, int tm, int tn, int threads);
 
+// For the families with parameters tile (BM x BN x BK), vpt (TM x TN) and conflict
+// (none | pad | swizzle): shared memory of `stages` k-major tiles of A and B, and every check
+// of those parameters for a block of `threads` threads.
+long long kstage_smem(const ParamValues& v, int stages);
+void kstage_violations(std::vector<std::string>& out, const ParamValues& v, int threads, int stages);
+// For a block of one thread per thread tile: the tile must be a multiple of vpt (false, with
+// the message, when it is not).
+bool vpt_divides_tile(std::vector<std::string>& out, const ParamValues& v);
+// (BM / TM) x (BN / TN): one thread per thread tile.
+int grid_threads(const ParamValues& v);
+
 }  // namespace gemmlab::tiled

@@ -79,6 +79,11 @@ struct KTile {
   }
 };
 
+// The tile of a family compiled with CONFLICT: 0 none, 1 rows padded by one 16-byte chunk,
+// 2 chunks swizzled.
+template <int OUTER, int K, int CONFLICT_MODE>
+using KTileFor = KTile<OUTER, K, CONFLICT_MODE == 1 ? 4 : 0, CONFLICT_MODE == 2>;
+
 // ---- global → registers → shared (the synchronous path) ----
 //
 // The tile is cut into chunks of 4 elements along the operand's contiguous dimension; thread t
@@ -135,6 +140,12 @@ struct ChunkLoader {
     }
   }
 };
+
+// The loaders of op(A) and op(B)ᵀ for the variant being compiled.
+template <int OUTER, int K, int NT>
+using LoaderA = ChunkLoader<OUTER, K, NT, A_K_CONTIG, A_VEC>;
+template <int OUTER, int K, int NT>
+using LoaderB = ChunkLoader<OUTER, K, NT, !B_N_CONTIG, B_VEC>;
 
 // ---- global → shared without registers (cp.async, sm_80+) ----
 //

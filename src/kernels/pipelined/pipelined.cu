@@ -10,12 +10,10 @@
 #include "gemm_tile.cuh"
 
 constexpr int NT = (BM / TM) * (BN / TN);
-constexpr int PAD = CONFLICT == 1 ? 4 : 0;
-constexpr bool SWZ = CONFLICT == 2;
-using TileA = gl::KTile<BM, BK, PAD, SWZ>;
-using TileB = gl::KTile<BN, BK, PAD, SWZ>;
-using LoadA = gl::ChunkLoader<BM, BK, NT, A_K_CONTIG, A_VEC>;
-using LoadB = gl::ChunkLoader<BN, BK, NT, !B_N_CONTIG, B_VEC>;
+using TileA = gl::KTileFor<BM, BK, CONFLICT>;
+using TileB = gl::KTileFor<BN, BK, CONFLICT>;
+using LoadA = gl::LoaderA<BM, BK, NT>;
+using LoadB = gl::LoaderB<BN, BK, NT>;
 using Tile = gl::ThreadTile<TM, TN, (BM / TM) * 4, (BN / TN) * 4>;
 constexpr int kStage = TileA::kFloats + TileB::kFloats;
 

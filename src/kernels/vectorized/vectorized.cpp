@@ -23,17 +23,9 @@ class Vectorized final : public KernelFamily {
   std::string entry() const override { return "gemm_vectorized"; }
   bool uses_variant() const override { return true; }
   std::vector<std::string> violations(const ParamValues& v) const override {
-    auto &t = v.at("tile"), &r = v.at("vpt");
     std::vector<std::string> out;
-    if (t[0] % r[0] || t[1] % r[1]) {
-      out.push_back("tile " + std::to_string(t[0]) + "x" + std::to_string(t[1]) + " is not a multiple of vpt " +
-                    std::to_string(r[0]) + "x" + std::to_string(r[1]));
-      return out;
-    }
-    tiled::chunk_violations(out, t[0], t[1], t[2], r[0], r[1], threads(v));
-    if (v.at("conflict")[0] == 2 && (t[0] % 32 || t[1] % 32))
-      out.push_back("swizzle needs tile.m and tile.n multiples of 32 (8 chunks of 4 per row)");
-    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    if (!tiled::vpt_divides_tile(out, v)) return out;
+    tiled::kstage_violations(out, v, threads(v), 1);
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -54,14 +46,8 @@ class Vectorized final : public KernelFamily {
   }
 
  private:
-  static int threads(const ParamValues& v) {
-    return (v.at("tile")[0] / v.at("vpt")[0]) * (v.at("tile")[1] / v.at("vpt")[1]);
-  }
-  static long long smem(const ParamValues& v) {
-    int pad = v.at("conflict")[0] == 1 ? 4 : 0;
-    auto& t = v.at("tile");
-    return 4ll * t[2] * (t[0] + pad + t[1] + pad);
-  }
+  static int threads(const ParamValues& v) { return tiled::grid_threads(v); }
+  static long long smem(const ParamValues& v) { return tiled::kstage_smem(v, 1); }
 };
 
 }  // namespace

@@ -42,10 +42,7 @@ class Warptiled final : public KernelFamily {
     if (!out.empty()) return out;
     if ((w[0] / r[0]) * (w[1] / r[1]) != 32)
       out.push_back("warp / vpt = " + s(w[0] / r[0]) + "x" + s(w[1] / r[1]) + " lanes, not the 32 of a warp");
-    tiled::chunk_violations(out, t[0], t[1], t[2], r[0], r[1], threads(v));
-    if (v.at("conflict")[0] == 2 && (t[0] % 32 || t[1] % 32))
-      out.push_back("swizzle needs tile.m and tile.n multiples of 32 (8 chunks of 4 per row)");
-    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    tiled::kstage_violations(out, v, threads(v), v.at("stages")[0]);
     int cap = 65536 / (threads(v) * v.at("minblocks")[0]);
     int need = r[0] * r[1] + 16;  // the accumulators and a minimum of addressing
     if (out.empty() && need > std::min(cap, kMaxRegisters))
@@ -86,11 +83,7 @@ class Warptiled final : public KernelFamily {
   static int threads(const ParamValues& v) {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]) * 32;
   }
-  static long long smem(const ParamValues& v) {
-    int pad = v.at("conflict")[0] == 1 ? 4 : 0;
-    auto& t = v.at("tile");
-    return 4ll * v.at("stages")[0] * t[2] * (t[0] + pad + t[1] + pad);
-  }
+  static long long smem(const ParamValues& v) { return tiled::kstage_smem(v, v.at("stages")[0]); }
 };
 
 }  // namespace

@@ -10,10 +10,8 @@ constexpr int WARPS_N = BN / WN;
 constexpr int NT = (BM / WM) * WARPS_N * 32;
 constexpr int LANES_N = WN / TN;  // lanes along N in a warp
 constexpr int LANES_M = WM / TM;
-constexpr int PAD = CONFLICT == 1 ? 4 : 0;
-constexpr bool SWZ = CONFLICT == 2;
-using TileA = gl::KTile<BM, BK, PAD, SWZ>;
-using TileB = gl::KTile<BN, BK, PAD, SWZ>;
+using TileA = gl::KTileFor<BM, BK, CONFLICT>;
+using TileB = gl::KTileFor<BN, BK, CONFLICT>;
 
 // MINBLOCKS asks the compiler to fit that many blocks per SM (at most 65536 / (NT · MINBLOCKS)
 // registers per thread): more warps to hide latency against fewer registers for the tile.
