@@ -255,4 +255,8 @@ TEST(Gpu, CliRefusesProblemsLargerThanMemory) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_EQ(r.lines(), 1) << r.out;
   EXPECT_NE(r.out.find("MiB of GPU memory"), std::string::npos) << r.out;
+  // 30000² fits (3 × 3.4 GiB), but not beside a 64-slice split-K workspace (230 GiB).
+  r = run_cli("bench --size 30000 --kernel warptiled --param splitk=64");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(r.lines(), 1) << r.out;
 }

@@ -33,6 +33,8 @@ class GemmRunner {
   virtual Where where() const { return Where::device; }
   // Why this runner cannot compute the problem; empty when it can.
   virtual std::string unsupported(const Problem&) const { return {}; }
+  // Device memory the runner allocates for itself on this problem (split-K's workspace).
+  virtual size_t workspace_bytes(const Problem&) const { return 0; }
   // Compiling, loading, handle creation: everything that must stay out of the timings.
   virtual void prepare(const Problem&) {}
   // Enqueues the product (device runners) or computes it (host runners, stream ignored).

@@ -227,8 +227,15 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
   std::vector<std::unique_ptr<GemmRunner>> runners;
   for (auto& k : specs) runners.push_back(make_runner(k));
 
-  // Problems run one at a time, so each must fit on its own; all are checked before any output.
-  for (auto& p : o.problems) check_memory(p, timer_and_library_headroom);
+  // Problems run one at a time, so each must fit on its own, beside the workspaces runners keep
+  // across problems (each the size of its largest); all are checked before any output.
+  size_t workspace = 0;
+  for (auto& r : runners) {
+    size_t largest = 0;
+    for (auto& p : o.problems) largest = std::max(largest, r->workspace_bytes(p));
+    workspace += largest;
+  }
+  for (auto& p : o.problems) check_memory(p, timer_and_library_headroom + workspace);
   print_table_header(table);
   for (size_t pi = 0; pi < o.problems.size(); ++pi) {
     const Problem& p = o.problems[pi];

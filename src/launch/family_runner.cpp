@@ -57,6 +57,11 @@ class FamilyRunner final : public GemmRunner {
     return family_.unsupported(values_, canonical(p, {nullptr, nullptr, nullptr}).p);
   }
 
+  size_t workspace_bytes(const Problem& p) const override {
+    int splits = family_.splits(values_);
+    return splits > 1 ? size_t(splits) * size_t(p.m) * size_t(p.n) * sizeof(float) : 0;
+  }
+
   void prepare(const Problem& p) override {
     if (!device_) {
       int dev = 0;
