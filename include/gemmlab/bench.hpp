@@ -34,6 +34,7 @@ struct BenchOptions {
   Distribution dist = Distribution::uniform;
   uint64_t seed = 1;
   TimingOptions timing;
+  bool remeasure_ceilings = false;  // measure FFMA and copy ceilings in this run (else the cached ones)
   std::string command_line;
 };
 
@@ -45,7 +46,8 @@ struct BenchResult {
 
 // The default suite of `gemmlab bench` with no sizes named.
 std::vector<int64_t> default_sizes();
-std::vector<std::string> default_kernels();
+// GEMM: naive and the baselines. GEMV: cuBLAS SGEMV and every GEMV family.
+std::vector<std::string> default_kernels(Op op);
 
 BenchResult run_bench(const BenchOptions& o, std::ostream& table);
 

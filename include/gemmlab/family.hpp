@@ -50,6 +50,10 @@ class KernelFamily {
   virtual ~KernelFamily() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
+  // GEMM families see the row-major-C form of a problem; GEMV families see y = op(A)·x as given
+  // (op(A) M×K, x = B, y = C), with the Variant describing op(A): a_k_contig when each output is
+  // a dot product of a contiguous row, a_vec when those rows (or A's columns) start 16-byte aligned.
+  virtual Op op() const { return Op::gemm; }
   virtual int min_arch() const { return 50; }  // compute capability × 10
   virtual std::vector<ParamSpec> params() const = 0;
   virtual const char* source() const = 0;      // CUDA C++ for NVRTC; may include "gemm_args.h"
@@ -65,7 +69,7 @@ class KernelFamily {
   virtual LaunchGeometry geometry(const ParamValues& v, const Problem& p) const = 0;
   // Split-K: how many slices of K the configuration computes separately (gridDim.z), and the
   // extern "C" kernel of the same source that sums them, called as (GemmArgs, int splits).
-  virtual int splits(const ParamValues&) const { return 1; }
+  virtual int splits(const ParamValues&, const Problem&) const { return 1; }
   virtual std::string reduce_entry() const { return {}; }
   // Why this configuration cannot run this problem; empty when it can.
   virtual std::string unsupported(const ParamValues&, const Problem&) const { return {}; }

@@ -1,5 +1,7 @@
 #pragma once
 // A GEMM problem: C = alpha * op(A) * op(B) + beta * C, with op(A) M×K, op(B) K×N, C M×N.
+// A GEMV problem y = alpha * op(A) * x + beta * y is the same problem with N = 1 (x is B, y is C)
+// and unit increments, marked op = gemv so that it is computed by GEMV kernels and cuBLAS SGEMV.
 #include <cstdint>
 #include <string>
 
@@ -7,8 +9,10 @@ namespace gemmlab {
 
 enum class Layout { row_major, col_major };
 enum class Trans { no, yes };
+enum class Op { gemm, gemv };
 
 struct Problem {
+  Op op = Op::gemm;
   int64_t m = 0, n = 0, k = 0;
   float alpha = 1.0f, beta = 0.0f;
   Layout layout = Layout::row_major;
@@ -17,6 +21,8 @@ struct Problem {
 
   // A square problem with tight leading dimensions.
   static Problem square(int64_t n);
+  // y = op(A)·x with A stored rows × cols (BLAS's M × N) in `layout`, tight leading dimension.
+  static Problem gemv(int64_t rows, int64_t cols, Layout layout, Trans trans);
 };
 
 // How one stored matrix is shaped: `rows` × `cols` in `layout`, `ld` elements between
@@ -56,8 +62,10 @@ int64_t buffer_bytes(const Problem& p);  // A + B + C, as allocated
 
 std::string to_string(Layout l);
 std::string to_string(Trans t);
+std::string to_string(Op o);
+Op parse_op(const std::string& s);
 Layout parse_layout(const std::string& s);
 Trans parse_trans(const std::string& s);
-std::string describe(const Problem& p);  // "M×N×K row NN"
+std::string describe(const Problem& p);  // "M×N×K row NN", "gemv 1000x2000 col T" (A stored rows×cols)
 
 }  // namespace gemmlab

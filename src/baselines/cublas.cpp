@@ -24,6 +24,9 @@ class Cublas final : public GemmRunner {
   }
   std::string name() const override { return precision_ == Precision::fp32 ? "cublas" : "cublas-tf32"; }
   Precision precision() const override { return precision_; }
+  std::string unsupported(const Problem& p) const override {
+    return p.op == Op::gemv && precision_ == Precision::tf32 ? "cuBLAS has no TF32 SGEMV" : "";
+  }
 
   void prepare(const Problem&) override {
     if (handle_) return;
@@ -33,6 +36,7 @@ class Cublas final : public GemmRunner {
 
   void run(const Problem& p, const Operands& o, cudaStream_t stream) override {
     check(cublasSetStream(handle_, stream), "set stream");
+    if (p.op == Op::gemv) return gemv(p, o);
     // cuBLAS is column-major; a row-major C = op(A)·op(B) is the column-major Cᵀ = op(B)ᵀ·op(A)ᵀ,
     // which is the same call with the operands swapped.
     bool row = p.layout == Layout::row_major;
@@ -50,6 +54,17 @@ class Cublas final : public GemmRunner {
   }
 
  private:
+  // A row-major stored A is the column-major Aᵀ with the same leading dimension: the
+  // transpose flips and the stored dimensions swap.
+  void gemv(const Problem& p, const Operands& o) {
+    auto a = stored_a(p);
+    bool row = p.layout == Layout::row_major;
+    bool t = (p.trans_a == Trans::yes) != row;
+    int m = int(row ? a.cols : a.rows), n = int(row ? a.rows : a.cols);
+    check(cublasSgemv(handle_, t ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, &p.alpha, o.a, int(p.lda), o.b, 1, &p.beta, o.c, 1),
+          "sgemv");
+  }
+
   Precision precision_;
   cublasHandle_t handle_ = nullptr;
 };

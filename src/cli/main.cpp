@@ -111,17 +111,29 @@ int main(int argc, char** argv) {
   float alpha = 1.0f, beta = 0.0f;
   uint64_t seed = 1;
   TimingOptions timing;
-  bench->add_option("--kernel", kernels, "kernels, comma-separated (default: naive,cublas,cublas-tf32,openblas)");
+  std::string op_name = "gemm";
+  int64_t incx = 1, incy = 1;
+  bool measure_ceilings = false;
+  bench->add_option("--op", op_name, "gemm, or gemv: y = alpha*op(A)*x + beta*y with A of --size RxC")->default_val("gemm");
+  bench->add_option("--kernel", kernels,
+                    "kernels, comma-separated (default: naive,cublas,cublas-tf32,openblas; for gemv: cublas and every "
+                    "gemv family)");
   bench->add_option("--param", params, "a parameter point of the kernel families, e.g. block=32x8; repeat for more")
       ->delimiter('\0');
-  bench->add_option("--size", sizes, "square sizes, comma-separated (default: 1024,2049,4096)");
-  bench->add_option("--m", m, "rows of C (overrides --size)");
-  bench->add_option("--n", n, "columns of C (overrides --size)");
-  bench->add_option("--k", k, "inner dimension (overrides --size)");
+  bench->add_option("--size", sizes,
+                    "sizes, comma-separated: S (square) or MxNxK; for gemv S or RxC, the stored A's rows x columns "
+                    "(default: 1024,2049,4096)");
+  bench->add_option("--m", m, "rows of C (overrides --size); gemv: rows of A");
+  bench->add_option("--n", n, "columns of C (overrides --size); gemv: columns of A");
+  bench->add_option("--k", k, "inner dimension (overrides --size); not for gemv");
+  bench->add_option("--incx", incx, "gemv: increment of x (only 1 is supported)")->default_val(1);
+  bench->add_option("--incy", incy, "gemv: increment of y (only 1 is supported)")->default_val(1);
+  bench->add_flag("--measure-ceilings", measure_ceilings,
+                  "measure the FFMA rate and copy bandwidth in this run instead of using the cached values");
   bench->add_option("--alpha", alpha, "alpha")->default_val(1.0f);
   bench->add_option("--beta", beta, "beta (0 never reads C)")->default_val(0.0f);
   bench->add_option("--layout", layout, "row or col")->default_val("row");
-  bench->add_option("--trans-a", trans_a, "n or t")->default_val("n");
+  bench->add_option("--trans-a,--trans", trans_a, "n or t (gemv: y = A^T x with t)")->default_val("n");
   bench->add_option("--trans-b", trans_b, "n or t")->default_val("n");
   bench->add_option("--lda", lda, "leading dimension of A (default: tight)");
   bench->add_option("--ldb", ldb, "leading dimension of B (default: tight)");
@@ -164,41 +176,69 @@ int main(int argc, char** argv) {
     std::string cmd = "gemmlab";
     for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
     o.command_line = cmd;
-    o.kernels = resolve_kernels(kernels.empty() ? default_kernels() : split_list(kernels), params);
     o.dist = parse_distribution(dist);
     o.seed = seed;
     timing.mode = parse_cache_mode(mode);
     timing.max_samples = std::max(timing.max_samples, timing.min_samples);
     o.timing = timing;
-    std::vector<int64_t> square;
+    Op op = parse_op(op_name);
+    if (op == Op::gemv && (incx != 1 || incy != 1))
+      throw UsageError("gemv supports unit increments only (--incx 1 --incy 1)");
+    if (op == Op::gemv && k) throw UsageError("gemv takes --m and --n (A's rows and columns), not --k");
+    if (op == Op::gemv && trans_b != "n") throw UsageError("gemv has no --trans-b");
+    // Each size is the list of its dimensions: one for a square problem, else 3 (gemm) or 2 (gemv).
+    std::vector<std::vector<int64_t>> shapes;
+    const size_t dims = op == Op::gemm ? 3 : 2;
     for (auto& s : split_list(sizes)) {
-      try {
-        size_t used = 0;
-        square.push_back(std::stoll(s, &used));
-        if (used != s.size()) throw std::invalid_argument(s);
-      } catch (const std::exception&) {
-        throw UsageError("--size: '" + s + "' is not an integer");
+      std::vector<int64_t> shape;
+      std::stringstream ss(s);
+      std::string part;
+      while (std::getline(ss, part, 'x')) {
+        try {
+          size_t used = 0;
+          shape.push_back(std::stoll(part, &used));
+          if (used != part.size()) throw std::invalid_argument(part);
+        } catch (const std::exception&) {
+          throw UsageError("--size: '" + s + "' is not an integer or a list like " + (op == Op::gemm ? "MxNxK" : "RxC"));
+        }
       }
+      if (shape.size() == 1) shape.assign(dims, shape[0]);
+      if (shape.size() != dims)
+        throw UsageError("--size: '" + s + "' needs 1 or " + std::to_string(dims) + " dimensions for " + op_name);
+      shapes.push_back(shape);
     }
-    bool explicit_mnk = m || n || k;
-    if (square.empty()) {
-      if (explicit_mnk && !(m && n && k)) throw UsageError("give --size, or all of --m, --n and --k");
-      square = explicit_mnk ? std::vector<int64_t>{m} : default_sizes();
+    bool explicit_dims = m || n || k;
+    if (shapes.empty()) {
+      if (explicit_dims && !(m && n && (k || op == Op::gemv)))
+        throw UsageError(op == Op::gemm ? "give --size, or all of --m, --n and --k" : "give --size, or both --m and --n");
+      if (explicit_dims)
+        shapes.push_back(op == Op::gemm ? std::vector<int64_t>{m, n, k} : std::vector<int64_t>{m, n});
+      else
+        for (int64_t d : default_sizes()) shapes.push_back(std::vector<int64_t>(dims, d));
     }
-    for (int64_t s : square) {
-      Problem p = Problem::square(s);
-      if (m) p.m = m;
-      if (n) p.n = n;
-      if (k) p.k = k;
+    o.kernels = resolve_kernels(kernels.empty() ? default_kernels(op) : split_list(kernels), params);
+    o.remeasure_ceilings = measure_ceilings;
+    for (auto& shape : shapes) {
+      Problem p;
+      if (op == Op::gemm) {
+        p = Problem::square(1);
+        p.m = m ? m : shape[0];
+        p.n = n ? n : shape[1];
+        p.k = k ? k : shape[2];
+        p.layout = parse_layout(layout);
+        p.trans_a = parse_trans(trans_a);
+        p.trans_b = parse_trans(trans_b);
+      } else {
+        p = Problem::gemv(m ? m : shape[0], n ? n : shape[1], parse_layout(layout), parse_trans(trans_a));
+      }
       p.alpha = alpha;
       p.beta = beta;
-      p.layout = parse_layout(layout);
-      p.trans_a = parse_trans(trans_a);
-      p.trans_b = parse_trans(trans_b);
       if (pad) {
         p.lda = stored_a(normalized(p)).min_ld() + pad;
-        p.ldb = stored_b(normalized(p)).min_ld() + pad;
-        p.ldc = stored_c(normalized(p)).min_ld() + pad;
+        if (op == Op::gemm) {
+          p.ldb = stored_b(normalized(p)).min_ld() + pad;
+          p.ldc = stored_c(normalized(p)).min_ld() + pad;
+        }
       }
       if (lda) p.lda = lda;
       if (ldb) p.ldb = ldb;

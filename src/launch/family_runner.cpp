@@ -22,7 +22,8 @@ struct Canonical {
 };
 
 Canonical canonical(const Problem& p, const Operands& o) {
-  if (p.layout == Layout::row_major) return {p, o.a, o.b};
+  // GEMV is never swapped: its kernels take any strides of op(A), and x and y are vectors.
+  if (p.layout == Layout::row_major || p.op == Op::gemv) return {p, o.a, o.b};
   Problem q = p;
   q.layout = Layout::row_major;
   std::swap(q.m, q.n);
@@ -35,6 +36,14 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 
 Variant variant_of(const Canonical& c, const float* cptr) {
   Variant v;
+  if (c.p.op == Op::gemv) {
+    v.a_k_contig = op_a_strides(c.p).col == 1;
+    v.b_n_contig = true;
+    v.a_vec = c.p.lda % 4 == 0 && aligned16(c.a);
+    v.b_vec = aligned16(c.b);
+    v.c_vec = aligned16(cptr);
+    return v;
+  }
   v.a_k_contig = c.p.trans_a == Trans::no;
   v.b_n_contig = c.p.trans_b == Trans::no;
   v.a_vec = c.p.lda % 4 == 0 && aligned16(c.a);
@@ -54,11 +63,14 @@ class FamilyRunner final : public GemmRunner {
   std::string name() const override { return family_.name(); }
 
   std::string unsupported(const Problem& p) const override {
+    if (p.op != family_.op())
+      return family_.name() + " is a " + to_string(family_.op()) + " family; this is a " + to_string(p.op) + " problem";
     return family_.unsupported(values_, canonical(p, {nullptr, nullptr, nullptr}).p);
   }
 
   size_t workspace_bytes(const Problem& p) const override {
-    int splits = family_.splits(values_);
+    if (p.op != family_.op()) return 0;
+    int splits = family_.splits(values_, canonical(p, {nullptr, nullptr, nullptr}).p);
     return splits > 1 ? size_t(splits) * size_t(p.m) * size_t(p.n) * sizeof(float) : 0;
   }
 
@@ -74,17 +86,17 @@ class FamilyRunner final : public GemmRunner {
     // cudaMalloc'd buffers are 256-byte aligned: the variant of a fresh allocation.
     alignas(16) static const float probe[4] = {};
     auto c = canonical(p, {probe, probe, nullptr});
-    last_ = &load(variant_of(c, probe));
+    last_ = &load(variant_of(c, probe), c.p);
   }
 
   void run(const Problem& p, const Operands& ops, cudaStream_t stream) override {
     auto c = canonical(p, ops);
-    const Loaded& k = load(variant_of(c, ops.c));
+    const Loaded& k = load(variant_of(c, ops.c), c.p);
     last_ = &k;
     auto sa = op_a_strides(c.p), sb = op_b_strides(c.p), sc = c_strides(c.p);
     GemmArgs args{c.p.m, c.p.n, c.p.k, c.p.alpha, c.p.beta, c.a, sa.row, sa.col, c.b, sb.row, sb.col,
                   ops.c, sc.row, sc.col, nullptr};
-    int splits = family_.splits(values_);
+    int splits = family_.splits(values_, c.p);
     if (splits > 1) args.workspace = workspace(size_t(splits) * size_t(c.p.m) * size_t(c.p.n));
     auto g = family_.geometry(values_, c.p);
     void* params[] = {&args};
@@ -117,44 +129,54 @@ class FamilyRunner final : public GemmRunner {
     cudaKernel_t kernel = nullptr;
     cudaKernel_t reduce = nullptr;  // split-K's second step, when the family has one
     cudaFuncAttributes attrs{};
-    size_t dynamic_smem = 0;
+    size_t dynamic_smem = 0;  // of the latest geometry
+    size_t opted_in = 0;
     double occupancy = 0;  // resident warps / the SM's maximum
     bool from_cache = false;
   };
 
-  const Loaded& load(const Variant& v) {
+  Loaded& load(const Variant& v, const Problem& p) {
     auto defines = family_.defines(values_);
     if (family_.uses_variant())
       for (auto& d : v.defines()) defines.push_back(d);
     std::string key;
     for (auto& d : defines) key += d + " ";
-    if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
+    auto it = loaded_.find(key);
+    if (it == loaded_.end()) {
+      auto compiled = compile_cubin({family_.name(), family_.source(), defines,
+                                     arch_name(device_->cc_major, device_->cc_minor)});
+      Loaded k;
+      k.from_cache = compiled.from_cache;
+      GEMMLAB_CUDA(cudaLibraryLoadData(&k.library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+      GEMMLAB_CUDA(cudaLibraryGetKernel(&k.kernel, k.library, family_.entry().c_str()));
+      if (!family_.reduce_entry().empty())
+        GEMMLAB_CUDA(cudaLibraryGetKernel(&k.reduce, k.library, family_.reduce_entry().c_str()));
+      GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, reinterpret_cast<const void*>(k.kernel)));
+      it = loaded_.emplace(key, k).first;
+    }
+    fit_shared(it->second, family_.geometry(values_, p));
+    return it->second;
+  }
 
-    auto compiled = compile_cubin({family_.name(), family_.source(), defines,
-                                   arch_name(device_->cc_major, device_->cc_minor)});
-    Loaded k;
-    k.from_cache = compiled.from_cache;
-    GEMMLAB_CUDA(cudaLibraryLoadData(&k.library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-    GEMMLAB_CUDA(cudaLibraryGetKernel(&k.kernel, k.library, family_.entry().c_str()));
-    if (!family_.reduce_entry().empty())
-      GEMMLAB_CUDA(cudaLibraryGetKernel(&k.reduce, k.library, family_.reduce_entry().c_str()));
-    const void* fn = reinterpret_cast<const void*>(k.kernel);
-    GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, fn));
-    // The geometry's shared memory does not depend on the problem's size; any problem will do.
-    auto g = family_.geometry(values_, normalized(Problem::square(1)));
-    k.dynamic_smem = g.shared_bytes;
+  // Dynamic shared memory may depend on the problem (a GEMV's staged x): check it against the
+  // device, opt in above 48 KB, and keep the occupancy of the latest geometry.
+  void fit_shared(Loaded& k, const LaunchGeometry& g) {
+    if (g.shared_bytes == k.dynamic_smem && k.occupancy > 0) return;
     if (g.shared_bytes + k.attrs.sharedSizeBytes > device_->smem_per_block_optin)
       throw UsageError(family_.name() + " " + format_params(family_, values_) + " needs " +
                        std::to_string((g.shared_bytes + k.attrs.sharedSizeBytes + 1023) / 1024) +
                        " KB of shared memory, over the " + std::to_string(device_->smem_per_block_optin / 1024) +
                        " KB this GPU gives a block");
-    if (g.shared_bytes > size_t(kStaticSharedLimit))  // above 48 KB a kernel must opt in
+    if (g.shared_bytes > size_t(kStaticSharedLimit) && g.shared_bytes > k.opted_in) {  // above 48 KB a kernel must opt in
       GEMMLAB_CUDA(cudaKernelSetAttributeForDevice(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    int(g.shared_bytes), device_->ordinal));
+      k.opted_in = g.shared_bytes;
+    }
     int threads = int(g.block.x * g.block.y * g.block.z), blocks = 0;
-    GEMMLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads, g.shared_bytes));
+    GEMMLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(k.kernel),
+                                                               threads, g.shared_bytes));
+    k.dynamic_smem = g.shared_bytes;
     k.occupancy = double(blocks * threads) / device_->max_threads_per_sm;
-    return loaded_.emplace(key, k).first->second;
   }
 
   // Split-K partial sums; grows to the largest problem seen, kept between calls.

@@ -14,6 +14,17 @@ Problem Problem::square(int64_t n) {
   return p;
 }
 
+Problem Problem::gemv(int64_t rows, int64_t cols, Layout layout, Trans trans) {
+  Problem p;
+  p.op = Op::gemv;
+  p.layout = layout;
+  p.trans_a = trans;
+  p.m = trans == Trans::no ? rows : cols;
+  p.k = trans == Trans::no ? cols : rows;
+  p.n = 1;
+  return p;
+}
+
 StoredMatrix stored_a(const Problem& p) {
   return p.trans_a == Trans::no ? StoredMatrix{p.m, p.k, p.lda, p.layout} : StoredMatrix{p.k, p.m, p.lda, p.layout};
 }
@@ -70,6 +81,13 @@ Problem normalized(Problem p) {
   check_ld("A", stored_a(p));
   check_ld("B", stored_b(p));
   check_ld("C", stored_c(p));
+  if (p.op == Op::gemv) {
+    // x and y are the one-column B and C: their only stride is the increment.
+    if (p.n != 1) throw UsageError("a GEMV problem has N = 1 (y = op(A)·x), got N = " + std::to_string(p.n));
+    if (p.trans_b != Trans::no) throw UsageError("a GEMV problem has no transpose of x");
+    if (p.layout == Layout::row_major && (p.ldb != 1 || p.ldc != 1))
+      throw UsageError("GEMV supports unit increments of x and y only (incx = incy = 1)");
+  }
   int64_t total = 0;
   if (__builtin_add_overflow(checked_bytes("A", stored_a(p)), checked_bytes("B", stored_b(p)), &total) ||
       __builtin_add_overflow(total, checked_bytes("C", stored_c(p)), &total))
@@ -94,6 +112,13 @@ int64_t buffer_bytes(const Problem& p) {
 
 std::string to_string(Layout l) { return l == Layout::row_major ? "row" : "col"; }
 std::string to_string(Trans t) { return t == Trans::no ? "n" : "t"; }
+std::string to_string(Op o) { return o == Op::gemm ? "gemm" : "gemv"; }
+
+Op parse_op(const std::string& s) {
+  if (s == "gemm") return Op::gemm;
+  if (s == "gemv") return Op::gemv;
+  throw UsageError("unknown operation '" + s + "' (expected gemm or gemv)");
+}
 
 Layout parse_layout(const std::string& s) {
   if (s == "row" || s == "row-major") return Layout::row_major;
@@ -109,6 +134,11 @@ Trans parse_trans(const std::string& s) {
 
 std::string describe(const Problem& p) {
   std::ostringstream os;
+  if (p.op == Op::gemv) {
+    auto a = stored_a(p);
+    os << "gemv " << a.rows << "x" << a.cols << " " << to_string(p.layout) << " " << (p.trans_a == Trans::no ? 'N' : 'T');
+    return os.str();
+  }
   os << p.m << "x" << p.n << "x" << p.k << " " << to_string(p.layout) << " " << (p.trans_a == Trans::no ? 'N' : 'T')
      << (p.trans_b == Trans::no ? 'N' : 'T');
   return os.str();

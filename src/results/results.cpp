@@ -9,6 +9,7 @@ nlohmann::ordered_json to_json(const Record& r) {
   const Problem& p = r.problem;
   nlohmann::ordered_json j = {{"kernel", r.kernel},
                       {"precision", r.precision},
+                      {"op", to_string(p.op)},
                       {"m", p.m},
                       {"n", p.n},
                       {"k", p.k},
@@ -29,6 +30,7 @@ nlohmann::ordered_json to_json(const Record& r) {
                       {"gflops", r.gflops},
                       {"gbps", r.gbps},
                       {"pct_peak", r.pct_peak},
+                      {"peak", p.op == Op::gemv ? "copy_gbps" : "ffma_tflops"},
                       {"x_cublas", r.x_cublas},
                       {"throttled_samples", r.timing.throttled},
                       {"median_sm_mhz", r.timing.median_sm_mhz},
@@ -94,8 +96,10 @@ std::string results_csv(const nlohmann::json& metadata, const std::vector<Record
 
 void print_table_header(std::ostream& os) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-12s %-4s %6s %6s %6s %5s %11s %10s %7s %8s %9s %s", "kernel", "prec", "M", "N", "K",
-                "lay", "median_ms", "GFLOP/s", "%peak", "xcuBLAS", "max_err", "verified");
+  std::snprintf(buf, sizeof buf, "%-15s %-4s %6s %6s %6s %5s %11s %10s %8s %7s %8s %9s %s", "kernel", "prec", "M", "N",
+                "K", "lay", "median_ms", "GFLOP/s", "GB/s", "%peak", "xcuBLAS", "max_err", "verified");
+  os << buf << "\n";
+  std::snprintf(buf, sizeof buf, "(%%peak: of the measured FFMA rate for GEMM, of the measured copy bandwidth for GEMV)");
   os << buf << "\n";
 }
 
@@ -106,19 +110,19 @@ void print_table_row(std::ostream& os, const Record& r) {
                 p.trans_b == Trans::no ? 'N' : 'T');
   char buf[512];
   if (r.status != "ok" && r.status != "failed") {
-    std::snprintf(buf, sizeof buf, "%-12s %-4s %6lld %6lld %6lld %5s  %s", r.kernel.c_str(), r.precision.c_str(),
+    std::snprintf(buf, sizeof buf, "%-15s %-4s %6lld %6lld %6lld %5s  %s", r.kernel.c_str(), r.precision.c_str(),
                   (long long)p.m, (long long)p.n, (long long)p.k, lay, r.status.c_str());
   } else {
     std::string verified = r.verified ? (r.verdict.passed ? "yes" : "FAILED: " + r.verdict.first_failure) : "no";
-    std::snprintf(buf, sizeof buf, "%-12s %-4s %6lld %6lld %6lld %5s %11.4f %10.1f %7.1f %8.3f %9.2e %s",
+    std::snprintf(buf, sizeof buf, "%-15s %-4s %6lld %6lld %6lld %5s %11.4f %10.1f %8.1f %7.1f %8.3f %9.2e %s",
                   r.kernel.c_str(), r.precision.c_str(), (long long)p.m, (long long)p.n, (long long)p.k, lay,
-                  r.timing.ms.median, r.gflops, r.pct_peak, r.x_cublas, r.verdict.max_err, verified.c_str());
+                  r.timing.ms.median, r.gflops, r.gbps, r.pct_peak, r.x_cublas, r.verdict.max_err, verified.c_str());
   }
   os << buf << "\n";
   // A family's configuration and its compiled resources, on a line of its own.
   if (r.details.contains("params")) {
     auto& d = r.details;
-    std::string line = "             " + d["params"].get<std::string>();
+    std::string line = "                " + d["params"].get<std::string>();
     if (d.contains("registers"))
       line += " | " + d["registers"].dump() + " regs, " +
               std::to_string((d["static_smem_bytes"].get<long long>() + d["dynamic_smem_bytes"].get<long long>()) / 1024) +

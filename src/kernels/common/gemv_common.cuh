@@ -1,0 +1,88 @@
+// Device building blocks of the GEMV families: y = alpha·op(A)·x + beta·y in GemmArgs form,
+// m outputs and a reduction of length k; element (i, p) of op(A) is a[i*a_row + p*a_col]. x and
+// y have unit increments (the problem refuses others), so x[p] and y[i] are read directly.
+#pragma once
+#include "gemm_args.h"
+
+__device__ __forceinline__ float a_at(const GemmArgs& g, long long i, long long p) {
+  return g.a[i * g.a_row + p * g.a_col];
+}
+
+__device__ __forceinline__ void store_y(const GemmArgs& g, long long i, float acc) {
+  float* y = g.c + i;
+  // beta = 0 must not read y: it may hold NaN.
+  *y = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * *y;
+}
+
+// Sum over the WIDTH lanes of an aligned lane group (WIDTH a power of two ≤ 32); every lane of
+// the group gets the result. Butterfly (xor) shuffles need no shared memory and no barrier.
+template <int NWIDTH = 32>
+__device__ __forceinline__ float group_sum(float v) {
+#pragma unroll
+  for (int o = NWIDTH / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o, NWIDTH);
+  return v;
+}
+
+// Two-stage block reduction: warp shuffles, one partial per warp through shared memory, then
+// warp 0's shuffles. Every thread of the block gets the sum. `scratch` holds 32 floats; the
+// leading barrier lets a loop call this again without a race on it.
+template <int NTHREADS>
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  v = group_sum(v);
+  if (NTHREADS <= 32) return v;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  return group_sum(lane < NTHREADS / 32 ? scratch[lane] : 0.0f);
+}
+
+__device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
+  return fmaf(a.w, b.w, fmaf(a.z, b.z, fmaf(a.y, b.y, fmaf(a.x, b.x, acc))));
+}
+
+// A streaming 16-byte load: A is read exactly once, so it should not evict x from the caches.
+__device__ __forceinline__ float4 load_stream(const float4* p) { return __ldcs(p); }
+
+template <bool X_ALIGNED>
+__device__ __forceinline__ float4 load_x4(const float* x) {
+  if (X_ALIGNED) return __ldg(reinterpret_cast<const float4*>(x));
+  return make_float4(__ldg(x), __ldg(x + 1), __ldg(x + 2), __ldg(x + 3));
+}
+
+template <int NLANES, int NUNROLL, bool X_ALIGNED>
+__device__ __forceinline__ float dot_body(const float4* row4, const float* x, long long n4, int lane, float acc) {
+  long long q = lane;
+  // NUNROLL independent 16-byte loads are issued before the first use: bytes in flight per
+  // thread, which is what a memory-bound loop needs to cover DRAM latency.
+  for (; q + (NUNROLL - 1) * NLANES < n4; q += NUNROLL * NLANES) {
+    float4 a[NUNROLL];
+#pragma unroll
+    for (int u = 0; u < NUNROLL; ++u) a[u] = load_stream(row4 + q + u * NLANES);
+#pragma unroll
+    for (int u = 0; u < NUNROLL; ++u) acc = dot4(a[u], load_x4<X_ALIGNED>(x + 4 * (q + u * NLANES)), acc);
+  }
+  for (; q < n4; q += NLANES) acc = dot4(load_stream(row4 + q), load_x4<X_ALIGNED>(x + 4 * q), acc);
+  return acc;
+}
+
+// This lane's part of the dot product of a contiguous row of length k with x, shared by NLANES
+// lanes. A row that does not start on 16 bytes (odd leading dimension, offset pointer) has its
+// first elements peeled off so that the rest is read with 16-byte loads; x is then read at the
+// same offsets, which are 16-byte aligned only if x and the row are equally misaligned.
+template <int NLANES, int NUNROLL>
+__device__ __forceinline__ float dot_row(const float* row, const float* x, long long k, int lane) {
+  const int misaligned = int((reinterpret_cast<unsigned long long>(row) >> 2) & 3);
+  const long long head = misaligned ? (4 - misaligned < k ? 4 - misaligned : k) : 0;
+  float acc = 0.0f;
+  for (int p = lane; p < head; p += NLANES) acc = fmaf(row[p], x[p], acc);
+  const long long n4 = (k - head) >> 2;
+  const float4* row4 = reinterpret_cast<const float4*>(row + head);
+  const float* xs = x + head;
+  if ((reinterpret_cast<unsigned long long>(xs) & 15) == 0)
+    acc = dot_body<NLANES, NUNROLL, true>(row4, xs, n4, lane, acc);
+  else
+    acc = dot_body<NLANES, NUNROLL, false>(row4, xs, n4, lane, acc);
+  for (long long p = head + 4 * n4 + lane; p < k; p += NLANES) acc = fmaf(row[p], x[p], acc);
+  return acc;
+}

@@ -1,0 +1,83 @@
+#include <algorithm>
+
+#include "kernels/gemv.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const gemv_columns_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+class GemvColumns final : public KernelFamily {
+ public:
+  std::string name() const override { return "gemv-columns"; }
+  std::string description() const override {
+    return "column-major A or transposed row-major A: coalesced (16-byte) loads across outputs, split reduction";
+  }
+  Op op() const override { return Op::gemv; }
+  std::vector<ParamSpec> params() const override {
+    return {{"block", {32, 8}, 1, 1024, "threads TX (outputs) x TY (slices of the reduction)"},
+            {"vpt", {4}, 1, 16, "outputs per thread (16-byte loads when a multiple of 4 and aligned)"},
+            {"unroll", {4}, 1, 16, "reduction steps unrolled per thread"},
+            {"splits", {0}, 0, 1024, "blocks sharing one output's reduction; 0: enough for ~1024 blocks"}};
+  }
+  const char* source() const override { return embedded::gemv_columns_source; }
+  std::string entry() const override { return "gemv_columns"; }
+  std::string reduce_entry() const override { return "gemv_columns_reduce"; }
+  bool uses_variant() const override { return true; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    std::vector<std::string> out;
+    auto& b = v.at("block");
+    gemv::require_threads(out, b[0] * b[1]);
+    int vpt = v.at("vpt")[0];
+    if (vpt > 4 && vpt % 4 != 0) out.push_back("vpt = " + std::to_string(vpt) + " above 4 must be a multiple of 4");
+    long long smem = 4LL * b[0] * b[1] * vpt;
+    if (smem > kStaticSharedLimit)
+      out.push_back("the partial sums need " + std::to_string(smem / 1024) + " KB of static shared memory, over 48 KB");
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    auto& b = v.at("block");
+    return {gemv::define("TX", b[0]), gemv::define("TY", b[1]), gemv::define("VPT", v.at("vpt")[0]),
+            gemv::define("UNROLL", v.at("unroll")[0])};
+  }
+  int splits(const ParamValues& v, const Problem& p) const override {
+    if (int s = v.at("splits")[0]; s > 0) return int(std::min<long long>(s, p.k));
+    // Enough blocks to fill the GPU several times over (about 1024: 8 per SM on an H100), as
+    // long as each split keeps at least 16 reduction steps per thread row.
+    long long by_blocks = (1024 + out_blocks(v, p) - 1) / out_blocks(v, p);
+    long long by_length = std::max<long long>(1, p.k / (16LL * v.at("block")[1]));
+    return int(std::clamp<long long>(std::min(by_blocks, by_length), 1, 1024));
+  }
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    auto& b = v.at("block");
+    return {dim3(unsigned(out_blocks(v, p)), unsigned(splits(v, p))), dim3(b[0], b[1]), 0};
+  }
+  std::string unsupported(const ParamValues& v, const Problem& p) const override {
+    if (auto why = gemv::needs_columns(p); !why.empty()) return why;
+    return gemv::grid_limit(p.m, outputs_per_block(v));
+  }
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"block", {"32x4", "32x8", "32x16", "64x4", "64x8", "128x4"}},
+                                 {"vpt", {"1", "4", "8"}},
+                                 {"unroll", {"1", "4"}},
+                                 {"splits", {"0", "1"}}});
+  }
+
+ private:
+  static long long outputs_per_block(const ParamValues& v) { return 1LL * v.at("block")[0] * v.at("vpt")[0]; }
+  static long long out_blocks(const ParamValues& v, const Problem& p) {
+    return (p.m + outputs_per_block(v) - 1) / outputs_per_block(v);
+  }
+};
+
+}  // namespace
+
+const KernelFamily& gemv_columns_family() {
+  static const GemvColumns f;
+  return f;
+}
+
+}  // namespace gemmlab

@@ -1,0 +1,83 @@
+// gemv-columns: op(A) stored with its outputs contiguous (column-major A, or row-major Aᵀ): y is
+// a sum of scaled columns, y += x[p]·a[:, p], and neighbouring threads take neighbouring outputs,
+// so every load of A is coalesced (and 16 bytes wide when A_VEC). A block of TX × TY threads
+// owns TX·VPT outputs; its TY thread rows split the reduction and meet in shared memory. Short,
+// wide problems (few outputs, long reduction) also split the reduction over gridDim.y blocks,
+// whose partial sums a second kernel adds in a fixed order (deterministic, like split-K).
+#include "gemv_common.cuh"
+
+#ifndef A_VEC  // the variant's define: A's columns start 16-byte aligned
+#define A_VEC 0
+#endif
+
+// With aligned columns a thread's outputs come in 16-byte groups; the groups of one thread
+// are TX·4 apart so that each load instruction of a warp covers 512 contiguous bytes.
+constexpr int kWidth = (A_VEC && VPT % 4 == 0) ? 4 : 1;
+constexpr int kGroups = VPT / kWidth;
+
+extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
+  __shared__ float partial[TY][TX * VPT];
+  const long long base = (long long)blockIdx.x * TX * VPT;
+  const long long chunk = (g.k + gridDim.y - 1) / gridDim.y;
+  const long long p_first = (long long)blockIdx.y * chunk;
+  const long long p_last = p_first + chunk < g.k ? p_first + chunk : g.k;
+
+  float acc[VPT];
+#pragma unroll
+  for (int v = 0; v < VPT; ++v) acc[v] = 0.0f;
+  long long out[kGroups];
+  bool full[kGroups];  // the whole group of kWidth outputs exists
+#pragma unroll
+  for (int v = 0; v < kGroups; ++v) {
+    out[v] = base + (long long)(v * TX + threadIdx.x) * kWidth;
+    full[v] = out[v] + kWidth <= g.m;
+  }
+
+  // Unrolled, the loads of several reduction steps are issued before their FMAs need them.
+#pragma unroll UNROLL
+  for (long long p = p_first + threadIdx.y; p < p_last; p += TY) {
+    const float xp = __ldg(g.b + p);
+    const float* col = g.a + p * g.a_col;
+#pragma unroll
+    for (int v = 0; v < kGroups; ++v) {
+      if (kWidth == 4 && full[v]) {
+        float4 a = load_stream(reinterpret_cast<const float4*>(col + out[v]));
+        acc[4 * v + 0] = fmaf(a.x, xp, acc[4 * v + 0]);
+        acc[4 * v + 1] = fmaf(a.y, xp, acc[4 * v + 1]);
+        acc[4 * v + 2] = fmaf(a.z, xp, acc[4 * v + 2]);
+        acc[4 * v + 3] = fmaf(a.w, xp, acc[4 * v + 3]);
+      } else {
+#pragma unroll
+        for (int w = 0; w < kWidth; ++w)
+          if (out[v] + w < g.m) acc[kWidth * v + w] = fmaf(__ldcs(col + out[v] + w), xp, acc[kWidth * v + w]);
+      }
+    }
+  }
+
+#pragma unroll
+  for (int v = 0; v < kGroups; ++v)
+#pragma unroll
+    for (int w = 0; w < kWidth; ++w) partial[threadIdx.y][(v * TX + threadIdx.x) * kWidth + w] = acc[kWidth * v + w];
+  __syncthreads();
+  // The TY partial sums of each output, added by the block's threads in turn.
+  for (int o = threadIdx.y * TX + threadIdx.x; o < TX * VPT; o += TX * TY) {
+    const long long i = base + o;
+    if (i >= g.m) continue;
+    float sum = 0.0f;
+#pragma unroll
+    for (int r = 0; r < TY; ++r) sum += partial[r][o];
+    if (gridDim.y == 1)
+      store_y(g, i, sum);
+    else
+      g.workspace[blockIdx.y * g.m + i] = sum;
+  }
+}
+
+// The second step of a split reduction: the splits of each output in order, then alpha and beta.
+extern "C" __global__ void gemv_columns_reduce(GemmArgs g, int splits) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < g.m; i += (long long)gridDim.x * blockDim.x) {
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s) sum += g.workspace[s * g.m + i];
+    store_y(g, i, sum);
+  }
+}

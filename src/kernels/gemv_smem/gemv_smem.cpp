@@ -1,0 +1,62 @@
+#include "kernels/gemv.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const gemv_smem_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+class GemvSmem final : public KernelFamily {
+ public:
+  std::string name() const override { return "gemv-smem"; }
+  std::string description() const override {
+    return "one thread per output, x staged in shared memory whole or in tiles (seed 002 part 2)";
+  }
+  Op op() const override { return Op::gemv; }
+  std::vector<ParamSpec> params() const override {
+    return {{"threads", {256}, 32, 1024, "threads per block, one output each"},
+            {"stage", {0}, 0, 1, "what of x is in shared memory at a time", {"whole", "tile"}},
+            {"tile", {1024}, 32, 1 << 16, "elements of x per tile (stage=tile)"}};
+  }
+  const char* source() const override { return embedded::gemv_smem_source; }
+  std::string entry() const override { return "gemv_smem"; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    std::vector<std::string> out;
+    if (auto why = shared_memory_violation(4LL * v.at("tile")[0]); !why.empty()) out.push_back("tile " + why);
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    return {gemv::define("THREADS", v.at("threads")[0]), gemv::define("STAGE_WHOLE", v.at("stage")[0] == 0),
+            gemv::define("TILE", v.at("tile")[0])};
+  }
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    int threads = v.at("threads")[0];
+    return {dim3(gemv::blocks(p.m, threads)), dim3(threads), size_t(4 * staged(v, p))};
+  }
+  std::string unsupported(const ParamValues& v, const Problem& p) const override {
+    if (auto why = shared_memory_violation(4 * staged(v, p)); !why.empty())
+      return "x of " + std::to_string(p.k) + " floats " + why + "; use stage=tile";
+    return gemv::grid_limit(p.m, v.at("threads")[0]);
+  }
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"threads", {"64", "128", "256", "512", "1024"}},
+                                 {"stage", {"whole", "tile"}},
+                                 {"tile", {"256", "1024", "4096"}}});
+  }
+
+ private:
+  static long long staged(const ParamValues& v, const Problem& p) {
+    return v.at("stage")[0] == 0 ? p.k : std::min<long long>(p.k, v.at("tile")[0]);
+  }
+};
+
+}  // namespace
+
+const KernelFamily& gemv_smem_family() {
+  static const GemvSmem f;
+  return f;
+}
+
+}  // namespace gemmlab
