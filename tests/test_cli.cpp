@@ -46,6 +46,16 @@ TEST(Cli, BadInputGetsOneLineAndExitCode2) {
   expect_usage_error("bench --alpha nope", "nope");
   expect_usage_error("bench --size 64 --json /nonexistent-gemmlab-dir/out.json", "does not exist");
   expect_usage_error("", "");
+  expect_usage_error("bench --op gemv --incx 2", "gemv supports unit increments only");
+  expect_usage_error("bench --op gemv --size 3x4x5", "needs 1 or 2 dimensions for gemv");
+  expect_usage_error("bench --op gemv --m 5 --n 6 --k 7", "not --k");
+  expect_usage_error("bench --op gemv --trans-b t", "gemv has no --trans-b");
+  expect_usage_error("bench --op gemm --size 4x5", "needs 1 or 3 dimensions for gemm");
+  expect_usage_error("bench --op gemx", "unknown operation 'gemx'");
+  expect_usage_error("bench --op gemv --kernel gemv-vectorized --param rows=3", "must be a power of two");
+  expect_usage_error("bench --average --average-shape 10x10", "must be LxMxN");
+  expect_usage_error("bench --average-shape 10x0x10", "must be LxMxN with each from 1 to 2^20");
+  expect_usage_error("bench --layout row,diag", "unknown layout 'diag'");
 }
 
 TEST(Cli, WithoutAGpu) {

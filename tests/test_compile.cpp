@@ -42,6 +42,29 @@ TEST_F(CompileTest, EveryFamilyDefaultCompilesForSm90WithoutSpills) {
   }
 }
 
+namespace gemmlab::embedded {
+extern const char* const averaging_source;
+}
+
+// The pipeline compiles in the two block shapes it is launched with (v1 to v4 in the seed's
+// 32 × 32, v5's averaging kernel in 8 warps), and none of the entries used from each spills.
+TEST_F(CompileTest, AveragingPipelineCompilesWithoutSpills) {
+  struct Case {
+    std::vector<std::string> defines;
+    std::vector<std::string> entries;
+  };
+  for (auto& c : {Case{{"-DWARPS=32", "-DUNROLL=1"}, {"average_v1", "average_v2", "average_v3", "average_v4"}},
+                  Case{{"-DWARPS=8", "-DUNROLL=4"}, {"average_v5"}}}) {
+    auto log = compile_cubin({"averaging", embedded::averaging_source, c.defines, "sm_90"}, false).log;
+    for (auto& entry : c.entries) {
+      auto at = log.find("entry function '" + entry + "'");
+      ASSERT_NE(at, std::string::npos) << entry << " missing from\n" << log;
+      auto report = log.substr(at, log.find("entry function", at + 1) - at);
+      EXPECT_NE(report.find(" 0 bytes spill stores"), std::string::npos) << report;
+    }
+  }
+}
+
 TEST_F(CompileTest, SecondCompileComesFromTheCacheAndKeysDiffer) {
   auto& f = *find_family("naive");
   auto a = compile_cubin({"naive", f.source(), f.defines(parse_params(f, "")), "sm_90"});

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <thread>
 #include <random>
+#include <sstream>
 
 #include "gemmlab/bench.hpp"
 #include "gemmlab/ceilings.hpp"
@@ -13,6 +14,7 @@
 #include "gemmlab/device.hpp"
 #include "gemmlab/files.hpp"
 #include "gemmlab/error.hpp"
+#include "gemmlab/verify.hpp"
 #include "cli_helpers.hpp"
 
 using namespace gemmlab;
@@ -38,7 +40,12 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"pipelined", "mode=regprefetch"}, {"pipelined", "stages=2,conflict=swizzle"},
                                 {"warptiled", "tile=128x256x8,warp=64x64,vpt=8x16,stages=4"},
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=2,group=1"},
-                                {"warptiled", "splitk=3"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5"}})
+                                {"warptiled", "splitk=3"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5"},
+                                {"gemv-naive", "threads=455,blocks=3"}, {"gemv-smem", "stage=tile,tile=32"},
+                                {"gemv-unrolled", "unroll=8,maxreg=24"}, {"gemv-unrolled", "unroll=3"},
+                                {"gemv-vectorized", "rows=4,unroll=1"}, {"gemv-vectorized", "rows=32,warps=2"},
+                                {"gemv-block", "threads=64,unroll=4"}, {"gemv-columns", "splits=7"},
+                                {"gemv-columns", "block=64x4,vpt=8"}, {"gemv-columns", "vpt=1,block=32x32,unroll=1"}})
     c.emplace_back(find_family(family), parse_params(*find_family(family), params));
   return c;
 }
@@ -77,17 +84,27 @@ std::vector<std::unique_ptr<GemmRunner>> runners_under_test() {
   return r;
 }
 
-void expect_all_pass(const Problem& p, uint64_t seed) {
+// Every runner that supports the problem must pass; returns how many families ran.
+int expect_all_pass(const Problem& p, uint64_t seed) {
   static auto runners = runners_under_test();  // compiled once, kept across shapes
   Stream stream;
   ProblemSession session(p, Distribution::uniform, seed, stream.s);
+  int families_run = 0;
   for (auto& r : runners) {
     if (!r->unsupported(p).empty()) continue;
+    families_run += r->name().rfind("cublas", 0) != 0;
     auto v = session.verify(*r);
     EXPECT_TRUE(v.passed) << r->name() << " " << r->details().value("params", "") << " on " << describe(p) << " alpha " << p.alpha << " beta " << p.beta
                           << " ld " << p.lda << "," << p.ldb << "," << p.ldc << ": " << v.first_failure
                           << " (max_err " << v.max_err << ", tolerance " << v.tolerance << ")";
   }
+  return families_run;
+}
+
+// A GEMV problem: every GEMV configuration under test that takes its layout, and cuBLAS SGEMV.
+void expect_gemv_pass(const Problem& p, uint64_t seed) {
+  // gemv-naive, -smem, -unrolled and -warp take every layout, with their extra points: at least 7.
+  EXPECT_GE(expect_all_pass(p, seed), 7) << describe(p);
 }
 
 // Wraps a correct kernel and spoils one element of C after it ran.
@@ -259,4 +276,90 @@ TEST(Gpu, CliRefusesProblemsLargerThanMemory) {
   r = run_cli("bench --size 30000 --kernel warptiled --param splitk=64");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_EQ(r.lines(), 1) << r.out;
+}
+
+TEST(Gpu, GemvEdgeShapesEveryLayout) {
+  REQUIRE_GPU();
+  // 1×1, a single row, a single column, primes, and rows whose length is not a multiple of 4;
+  // a padding of 1 makes the leading dimension odd, so most rows start unaligned.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {1, 1000}, {1000, 1}, {127, 131}, {1021, 997},
+                            {4099, 13}, {13, 4099}, {33, 1023}, {2, 3}, {5, 8191}})
+    for (auto layout : {Layout::row_major, Layout::col_major})
+      for (auto t : {Trans::no, Trans::yes})
+        for (int64_t pad : {0, 1}) {
+          Problem p = Problem::gemv(rows, cols, layout, t);
+          p.alpha = pad ? -0.75f : 1.0f;
+          p.beta = t == Trans::yes ? 0.5f : 0.0f;
+          p.lda = stored_a(normalized(p)).min_ld() + pad;
+          expect_gemv_pass(normalized(p), 17);
+        }
+}
+
+TEST(Gpu, GemvRandomShapes) {
+  REQUIRE_GPU();
+  std::mt19937_64 rng(2024);
+  auto dim = [&] { return int64_t(std::uniform_int_distribution<int>(1, 3000)(rng)); };
+  for (int i = 0; i < 120; ++i) {
+    Problem p = Problem::gemv(dim(), dim(), rng() % 2 ? Layout::row_major : Layout::col_major,
+                              rng() % 2 ? Trans::no : Trans::yes);
+    p.alpha = std::uniform_real_distribution<float>(-2, 2)(rng);
+    p.beta = rng() % 2 ? 0.0f : std::uniform_real_distribution<float>(-2, 2)(rng);
+    p.lda = stored_a(normalized(p)).min_ld() + int64_t(rng() % 6);
+    expect_gemv_pass(normalized(p), 100 + i);
+  }
+}
+
+// Pointers that are not 16-byte aligned (a sub-vector, a sub-matrix): the wide-load families
+// must peel to alignment. Checked against the float64 reference.
+TEST(Gpu, GemvUnalignedPointers) {
+  REQUIRE_GPU();
+  Stream stream;
+  for (auto layout : {Layout::row_major, Layout::col_major}) {
+    Problem p = normalized(Problem::gemv(301, 517, layout, Trans::no));
+    Problem pt = normalized(Problem::gemv(301, 517, layout, Trans::yes));
+    for (const Problem& q : {p, pt}) {
+      auto sa = stored_a(q), sb = stored_b(q), sc = stored_c(q);
+      float *a = nullptr, *x = nullptr, *y = nullptr;
+      GEMMLAB_CUDA(cudaMalloc(&a, (sa.elements() + 3) * sizeof(float)));
+      GEMMLAB_CUDA(cudaMalloc(&x, (sb.elements() + 3) * sizeof(float)));
+      GEMMLAB_CUDA(cudaMalloc(&y, (sc.elements() + 3) * sizeof(float)));
+      fill_random(a + 1, sa, Distribution::uniform, 1, stream.s);
+      fill_random(x + 3, sb, Distribution::uniform, 2, stream.s);
+      auto ha = random_host(sa, Distribution::uniform, 1), hx = random_host(sb, Distribution::uniform, 2);
+      auto ref = reference_gemm(q, ha.data(), hx.data(), nullptr);
+      for (auto* f : families()) {
+        if (f->op() != Op::gemv) continue;
+        auto r = make_family_runner(*f, parse_params(*f, ""));
+        if (!r->unsupported(q).empty()) continue;
+        r->prepare(q);
+        poison(y + 2, sc.elements(), stream.s);
+        r->run(q, {a + 1, x + 3, y + 2}, stream.s);
+        std::vector<float> hy(size_t(sc.elements()));
+        GEMMLAB_CUDA(cudaMemcpyAsync(hy.data(), y + 2, hy.size() * 4, cudaMemcpyDeviceToHost, stream.s));
+        GEMMLAB_CUDA(cudaStreamSynchronize(stream.s));
+        Verifier v(q, ha.data(), hx.data(), nullptr, 1);
+        auto verdict = v.check(hy.data(), Precision::fp32);
+        EXPECT_TRUE(verdict.passed) << f->name() << " on " << describe(q) << ": " << verdict.first_failure;
+      }
+      cudaFree(a), cudaFree(x), cudaFree(y);
+    }
+  }
+}
+
+TEST(Gpu, AveragingPipelineVersionsPass) {
+  REQUIRE_GPU();
+  auto dev = query_device(0);
+  TimingOptions o;
+  o.min_samples = 3, o.max_samples = 3, o.warmup = 1, o.min_time_s = 0, o.max_time_s = 0.5;
+  DeviceTimer timer(dev, o);
+  Ceilings c;
+  c.copy_gbps = c.ffma_tflops = 1;
+  // M = 37: rows of the input not a multiple of 4 (the averaging kernel's scalar path).
+  for (auto shape : {AveragingShape{96, 40, 37}, AveragingShape{64, 37, 5}, AveragingShape{1024, 64, 8}}) {
+    std::vector<Record> records;
+    std::ostringstream table;
+    EXPECT_TRUE(run_averaging(shape, Distribution::uniform, 3, c, timer, table, records)) << table.str();
+    ASSERT_EQ(records.size(), 7u);
+    for (auto& r : records) EXPECT_TRUE(r.kernel == "average-v5-kernel" || r.verdict.passed) << r.kernel;
+  }
 }

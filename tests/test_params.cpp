@@ -3,6 +3,7 @@
 #include "gemmlab/bench.hpp"
 #include "gemmlab/error.hpp"
 #include "gemmlab/family.hpp"
+#include "gemmlab/runner.hpp"
 
 using namespace gemmlab;
 
@@ -103,6 +104,17 @@ TEST(Constraints, EachFamilyNamesTheBrokenRule) {
       {"warptiled", "tile=128x128x16,warp=64x64,vpt=8x8", "warp / vpt = 8x8 lanes, not the 32 of a warp"},
       {"warptiled", "tile=128x128x16,warp=48x64", "tile 128x128 is not a multiple of warp 48x64"},
       {"warptiled", "tile=128x128x16,stages=9", "outside 2..8"},
+      {"gemv-naive", "threads=455,blocks=22", ""},
+      {"gemv-smem", "stage=tile,tile=65536", "tile needs 256 KB of shared memory, over the 227 KB"},
+      {"gemv-smem", "stage=half", "is not one of whole, tile"},
+      {"gemv-unrolled", "unroll=8,maxreg=8", "maxreg = 8 is below 16"},
+      {"gemv-unrolled", "unroll=8,maxreg=32", ""},
+      {"gemv-vectorized", "rows=3", "rows = 3 must be a power of two"},
+      {"gemv-block", "threads=48", "48 threads per block is not a whole number of warps"},
+      {"gemv-columns", "vpt=6", "vpt = 6 above 4 must be a multiple of 4"},
+      {"gemv-columns", "block=64x16", ""},
+      {"gemv-columns", "block=64x32", "2048 threads per block, over the limit of 1024"},
+      {"gemv-columns", "block=128x8,vpt=16", "KB of static shared memory, over 48 KB"},
   };
   for (auto& c : cases) {
     auto* f = find_family(c.family);
@@ -113,6 +125,51 @@ TEST(Constraints, EachFamilyNamesTheBrokenRule) {
     else
       EXPECT_NE(got.find(c.message), std::string::npos) << c.family << " " << c.params << ": " << got;
   }
+}
+
+// Which layouts each GEMV family takes, and the split of gemv-columns' reduction.
+TEST(Gemv, FamiliesTakeTheirLayoutsAndSayWhyNot) {
+  auto runner_for = [](const char* name, const char* params = "") {
+    return make_family_runner(*find_family(name), parse_params(*find_family(name), params));
+  };
+  Problem rows = normalized(Problem::gemv(100, 200, Layout::row_major, Trans::no));
+  Problem cols = normalized(Problem::gemv(100, 200, Layout::col_major, Trans::no));
+  Problem rows_t = normalized(Problem::gemv(100, 200, Layout::row_major, Trans::yes));
+  Problem cols_t = normalized(Problem::gemv(100, 200, Layout::col_major, Trans::yes));
+  for (auto* name : {"gemv-vectorized", "gemv-block"}) {
+    EXPECT_EQ(runner_for(name)->unsupported(rows), "") << name;
+    EXPECT_EQ(runner_for(name)->unsupported(cols_t), "") << name;
+    EXPECT_NE(runner_for(name)->unsupported(cols).find("gemv-columns computes this layout"), std::string::npos);
+    EXPECT_NE(runner_for(name)->unsupported(rows_t).find("gemv-columns computes this layout"), std::string::npos);
+  }
+  EXPECT_EQ(runner_for("gemv-columns")->unsupported(cols), "");
+  EXPECT_EQ(runner_for("gemv-columns")->unsupported(rows_t), "");
+  EXPECT_NE(runner_for("gemv-columns")->unsupported(rows).find("gemv-vectorized computes"), std::string::npos);
+  for (auto* name : {"gemv-naive", "gemv-smem", "gemv-unrolled", "gemv-warp"})
+    for (auto& p : {rows, cols, rows_t, cols_t}) EXPECT_EQ(runner_for(name)->unsupported(p), "") << name;
+  // A GEMV family on a GEMM problem and the reverse are refused, not miscomputed.
+  EXPECT_NE(runner_for("gemv-warp")->unsupported(normalized(Problem::square(64))).find("gemv family"), std::string::npos);
+  EXPECT_NE(runner_for("warptiled")->unsupported(rows).find("gemm family"), std::string::npos);
+  // x of 100000 floats does not fit in shared memory whole; in tiles it does.
+  Problem wide = normalized(Problem::gemv(4, 100000, Layout::row_major, Trans::no));
+  EXPECT_NE(runner_for("gemv-smem")->unsupported(wide).find("use stage=tile"), std::string::npos);
+  EXPECT_EQ(runner_for("gemv-smem", "stage=tile")->unsupported(wide), "");
+}
+
+TEST(Gemv, ColumnsSplitTheReductionOfShortWideProblems) {
+  auto& f = *find_family("gemv-columns");
+  auto v = parse_params(f, "");  // 32x8 threads, 4 outputs each: 128 outputs per block
+  Problem wide = normalized(Problem::gemv(1024, 65536, Layout::col_major, Trans::no));
+  Problem tall = normalized(Problem::gemv(65536, 1024, Layout::col_major, Trans::no));
+  EXPECT_EQ(f.splits(v, wide), 128);  // 8 output blocks × 128 splits ≈ 1024 blocks
+  EXPECT_EQ(f.geometry(v, wide).grid.x, 8u);
+  EXPECT_EQ(f.geometry(v, wide).grid.y, 128u);
+  EXPECT_EQ(f.splits(v, tall), 2);    // 512 output blocks
+  Problem shallow = normalized(Problem::gemv(128, 100, Layout::col_major, Trans::no));
+  EXPECT_EQ(f.splits(v, shallow), 1);  // 100 / (16 · 8) < 1: each split keeps 16 steps per thread row
+  EXPECT_EQ(f.splits(parse_params(f, "splits=7"), wide), 7);
+  auto r = make_family_runner(f, v);
+  EXPECT_EQ(r->workspace_bytes(wide), 128u * 1024 * 4);
 }
 
 TEST(Constraints, SearchSpacesAreValidAndDefaultsAreInRange) {

@@ -71,6 +71,53 @@ TEST(Problem, RejectsBadSizesWithOneLine) {
   EXPECT_THROW(parse_trans("q"), UsageError);
 }
 
+TEST(Problem, GemvIsAOneColumnGemm) {
+  // BLAS's M × N matrix A: y has M elements without a transpose, N with one.
+  Problem p = normalized(Problem::gemv(300, 200, Layout::row_major, Trans::no));
+  EXPECT_EQ(p.op, Op::gemv);
+  EXPECT_EQ(p.m, 300);
+  EXPECT_EQ(p.k, 200);
+  EXPECT_EQ(p.n, 1);
+  EXPECT_EQ(p.lda, 200);
+  EXPECT_EQ(describe(p), "gemv 300x200 row N");
+  EXPECT_EQ(op_a_strides(p).col, 1);  // rows contiguous: dot products
+  Problem t = normalized(Problem::gemv(300, 200, Layout::row_major, Trans::yes));
+  EXPECT_EQ(t.m, 200);
+  EXPECT_EQ(t.k, 300);
+  EXPECT_EQ(op_a_strides(t).row, 1);  // outputs contiguous: sums of columns
+  EXPECT_EQ(describe(t), "gemv 300x200 row T");
+  Problem c = normalized(Problem::gemv(300, 200, Layout::col_major, Trans::no));
+  EXPECT_EQ(c.lda, 300);
+  EXPECT_EQ(op_a_strides(c).row, 1);
+  EXPECT_DOUBLE_EQ(min_bytes(p), 4.0 * (300 * 200 + 200 + 300));
+  EXPECT_DOUBLE_EQ(flops(p), 2.0 * 300 * 200);
+  EXPECT_EQ(parse_op("gemv"), Op::gemv);
+  EXPECT_THROW(parse_op("gemvv"), UsageError);
+}
+
+TEST(Problem, GemvRefusesNonUnitIncrementsAndTransposedX) {
+  auto message = [](Problem p) {
+    try {
+      normalized(p);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  Problem p = Problem::gemv(10, 20, Layout::row_major, Trans::no);
+  p.ldb = 2;  // the stride between x's elements in row-major storage: incx
+  EXPECT_EQ(message(p), "GEMV supports unit increments of x and y only (incx = incy = 1)");
+  p = Problem::gemv(10, 20, Layout::row_major, Trans::no);
+  p.n = 3;
+  EXPECT_EQ(message(p), "a GEMV problem has N = 1 (y = op(A)·x), got N = 3");
+  p = Problem::gemv(10, 20, Layout::col_major, Trans::no);
+  p.trans_b = Trans::yes;
+  EXPECT_EQ(message(p), "a GEMV problem has no transpose of x");
+  p = Problem::gemv(10, 20, Layout::col_major, Trans::no);
+  p.lda = 11;  // column-major 10×20 needs at least 10
+  EXPECT_EQ(message(p), "accepted");
+}
+
 TEST(Problem, BytesAndFlops) {
   Problem p = normalized(Problem::square(10));
   EXPECT_DOUBLE_EQ(flops(p), 2000.0);

@@ -52,3 +52,26 @@ TEST(Reference, ExactOnSmallIntegers) {
   auto ref = reference_gemm(p, a, b, c0);
   EXPECT_EQ(ref, (std::vector<double>{2 * 58 - 1, 2 * 64 - 1, 2 * 139 - 1, 2 * 154 - 1}));
 }
+
+TEST(Reference, GemvMatchesOpenBlasSgemv) {
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> dim(1, 90), padding(0, 3);
+  for (auto layout : {Layout::row_major, Layout::col_major})
+    for (auto t : {Trans::no, Trans::yes})
+      for (int rep = 0; rep < 5; ++rep) {
+        Problem p = Problem::gemv(dim(rng), dim(rng), layout, t);
+        p.alpha = rep % 2 ? 1.5f : -0.75f;
+        p.beta = rep % 3 == 0 ? 0.0f : 0.5f;
+        p.lda = stored_a(normalized(p)).min_ld() + padding(rng);
+        p = normalized(p);
+        auto sa = stored_a(p);
+        auto a = random_host(sa, Distribution::uniform, 1 + rep);
+        auto x = random_host(stored_b(p), Distribution::uniform, 100 + rep);
+        auto y = random_host(stored_c(p), Distribution::uniform, 200 + rep);
+        auto ref = reference_gemm(p, a.data(), x.data(), y.data());
+        cblas_sgemv(layout == Layout::row_major ? CblasRowMajor : CblasColMajor, t == Trans::no ? CblasNoTrans : CblasTrans,
+                    int(sa.rows), int(sa.cols), p.alpha, a.data(), int(p.lda), x.data(), 1, p.beta, y.data(), 1);
+        for (int64_t i = 0; i < p.m; ++i)
+          ASSERT_NEAR(y[size_t(i)], ref[size_t(i)], 1e-5 * (1 + std::sqrt(double(p.k)))) << describe(p) << " at " << i;
+      }
+}

@@ -1,10 +1,12 @@
 #pragma once
 // The benchmark driver: problems × kernels, each run verified, then timed with the harness,
 // cuBLAS SGEMM always timed in the same run for the ratio.
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "gemmlab/averaging.hpp"
 #include "gemmlab/data.hpp"
 #include "gemmlab/family.hpp"
 #include "gemmlab/problem.hpp"
@@ -34,7 +36,8 @@ struct BenchOptions {
   Distribution dist = Distribution::uniform;
   uint64_t seed = 1;
   TimingOptions timing;
-  bool remeasure_ceilings = false;  // measure FFMA and copy ceilings in this run (else the cached ones)
+  bool remeasure_ceilings = false;
+  std::optional<AveragingShape> averaging;  // also run seed 004's pipeline, after the problems  // measure FFMA and copy ceilings in this run (else the cached ones)
   std::string command_line;
 };
 

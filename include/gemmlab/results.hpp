@@ -21,6 +21,7 @@ struct Record {
   std::string status = "ok";  // ok | failed | unsupported: ... | error: ...
   Timing timing;
   double gflops = 0, gbps = 0, pct_peak = 0;
+  std::string peak = "ffma_tflops";  // the ceiling pct_peak is a percentage of: ffma_tflops or copy_gbps
   double x_cublas = 0;  // cuBLAS SGEMM time / this time, same run; 0 when unknown
   bool verified = false;
   Verdict verdict;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 #include "gemmlab/bench.hpp"
 #include "gemmlab/ceilings.hpp"
@@ -128,12 +129,17 @@ int main(int argc, char** argv) {
   bench->add_option("--k", k, "inner dimension (overrides --size); not for gemv");
   bench->add_option("--incx", incx, "gemv: increment of x (only 1 is supported)")->default_val(1);
   bench->add_option("--incy", incy, "gemv: increment of y (only 1 is supported)")->default_val(1);
+  bool average = false;
+  std::string average_shape = "1024x1024x1024";
+  bench->add_flag("--average", average, "also run seed 004's averaging pipeline, versions v1 to v5");
+  bench->add_option("--average-shape", average_shape, "the pipeline's LxMxN (vector length, vectors, sets)")
+      ->default_val("1024x1024x1024");
   bench->add_flag("--measure-ceilings", measure_ceilings,
                   "measure the FFMA rate and copy bandwidth in this run instead of using the cached values");
   bench->add_option("--alpha", alpha, "alpha")->default_val(1.0f);
   bench->add_option("--beta", beta, "beta (0 never reads C)")->default_val(0.0f);
-  bench->add_option("--layout", layout, "row or col")->default_val("row");
-  bench->add_option("--trans-a,--trans", trans_a, "n or t (gemv: y = A^T x with t)")->default_val("n");
+  bench->add_option("--layout", layout, "row or col, or both: row,col")->default_val("row");
+  bench->add_option("--trans-a,--trans", trans_a, "n or t, or both: n,t (gemv: y = A^T x with t)")->default_val("n");
   bench->add_option("--trans-b", trans_b, "n or t")->default_val("n");
   bench->add_option("--lda", lda, "leading dimension of A (default: tight)");
   bench->add_option("--ldb", ldb, "leading dimension of B (default: tight)");
@@ -195,6 +201,7 @@ int main(int argc, char** argv) {
       std::string part;
       while (std::getline(ss, part, 'x')) {
         try {
+          if (s.back() == 'x') throw std::invalid_argument(s);
           size_t used = 0;
           shape.push_back(std::stoll(part, &used));
           if (used != part.size()) throw std::invalid_argument(part);
@@ -218,18 +225,25 @@ int main(int argc, char** argv) {
     }
     o.kernels = resolve_kernels(kernels.empty() ? default_kernels(op) : split_list(kernels), params);
     o.remeasure_ceilings = measure_ceilings;
-    for (auto& shape : shapes) {
+    auto pipeline = parse_averaging_shape(average_shape);
+    if (average) o.averaging = pipeline;
+    // Every size in every layout and transpose named (--layout row,col --trans n,t).
+    std::vector<std::tuple<std::vector<int64_t>, Layout, Trans>> cases;
+    for (auto& shape : shapes)
+      for (auto& l : split_list({layout}))
+        for (auto& t : split_list({trans_a})) cases.emplace_back(shape, parse_layout(l), parse_trans(t));
+    for (auto& [shape, lay, ta] : cases) {
       Problem p;
       if (op == Op::gemm) {
         p = Problem::square(1);
         p.m = m ? m : shape[0];
         p.n = n ? n : shape[1];
         p.k = k ? k : shape[2];
-        p.layout = parse_layout(layout);
-        p.trans_a = parse_trans(trans_a);
+        p.layout = lay;
+        p.trans_a = ta;
         p.trans_b = parse_trans(trans_b);
       } else {
-        p = Problem::gemv(m ? m : shape[0], n ? n : shape[1], parse_layout(layout), parse_trans(trans_a));
+        p = Problem::gemv(m ? m : shape[0], n ? n : shape[1], lay, ta);
       }
       p.alpha = alpha;
       p.beta = beta;

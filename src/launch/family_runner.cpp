@@ -6,6 +6,7 @@
 #include "gemmlab/compile.hpp"
 #include "gemmlab/device.hpp"
 #include "gemmlab/error.hpp"
+#include "gemmlab/module.hpp"
 #include "gemmlab/runner.hpp"
 #include "kernels/gemm_args.h"
 
@@ -55,10 +56,7 @@ Variant variant_of(const Canonical& c, const float* cptr) {
 class FamilyRunner final : public GemmRunner {
  public:
   FamilyRunner(const KernelFamily& f, ParamValues v) : family_(f), values_(std::move(v)) {}
-  ~FamilyRunner() override {
-    for (auto& [key, k] : loaded_) cudaLibraryUnload(k.library);
-    cudaFree(workspace_);
-  }
+  ~FamilyRunner() override { cudaFree(workspace_); }
 
   std::string name() const override { return family_.name(); }
 
@@ -125,7 +123,7 @@ class FamilyRunner final : public GemmRunner {
 
  private:
   struct Loaded {
-    cudaLibrary_t library = nullptr;
+    Module module;
     cudaKernel_t kernel = nullptr;
     cudaKernel_t reduce = nullptr;  // split-K's second step, when the family has one
     cudaFuncAttributes attrs{};
@@ -143,16 +141,12 @@ class FamilyRunner final : public GemmRunner {
     for (auto& d : defines) key += d + " ";
     auto it = loaded_.find(key);
     if (it == loaded_.end()) {
-      auto compiled = compile_cubin({family_.name(), family_.source(), defines,
-                                     arch_name(device_->cc_major, device_->cc_minor)});
-      Loaded k;
-      k.from_cache = compiled.from_cache;
-      GEMMLAB_CUDA(cudaLibraryLoadData(&k.library, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-      GEMMLAB_CUDA(cudaLibraryGetKernel(&k.kernel, k.library, family_.entry().c_str()));
-      if (!family_.reduce_entry().empty())
-        GEMMLAB_CUDA(cudaLibraryGetKernel(&k.reduce, k.library, family_.reduce_entry().c_str()));
+      Loaded k{Module(family_.name(), family_.source(), defines, arch_name(device_->cc_major, device_->cc_minor))};
+      k.from_cache = k.module.from_cache();
+      k.kernel = k.module.kernel(family_.entry());
+      if (!family_.reduce_entry().empty()) k.reduce = k.module.kernel(family_.reduce_entry());
       GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, reinterpret_cast<const void*>(k.kernel)));
-      it = loaded_.emplace(key, k).first;
+      it = loaded_.emplace(key, std::move(k)).first;
     }
     fit_shared(it->second, family_.geometry(values_, p));
     return it->second;

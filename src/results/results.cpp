@@ -30,7 +30,7 @@ nlohmann::ordered_json to_json(const Record& r) {
                       {"gflops", r.gflops},
                       {"gbps", r.gbps},
                       {"pct_peak", r.pct_peak},
-                      {"peak", p.op == Op::gemv ? "copy_gbps" : "ffma_tflops"},
+                      {"peak", r.peak},
                       {"x_cublas", r.x_cublas},
                       {"throttled_samples", r.timing.throttled},
                       {"median_sm_mhz", r.timing.median_sm_mhz},

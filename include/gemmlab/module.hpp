@@ -1,0 +1,32 @@
+#pragma once
+// A run-time compiled CUDA source loaded on the current device: compile (NVRTC, disk cache),
+// load as a library, look kernels up by their extern "C" names. Unloaded on destruction.
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+namespace gemmlab {
+
+class Module {
+ public:
+  // `arch` as arch_name() gives it ("sm_90").
+  Module(const std::string& program, const char* source, const std::vector<std::string>& options,
+         const std::string& arch);
+  ~Module();
+  Module(Module&& o) noexcept;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  Module& operator=(Module&&) = delete;
+
+  cudaKernel_t kernel(const std::string& entry) const;
+  bool from_cache() const { return from_cache_; }
+  const std::string& log() const { return log_; }
+
+ private:
+  cudaLibrary_t library_ = nullptr;
+  bool from_cache_ = false;
+  std::string log_;
+};
+
+}  // namespace gemmlab

@@ -1,0 +1,30 @@
+#include "gemmlab/module.hpp"
+
+#include "gemmlab/compile.hpp"
+#include "gemmlab/error.hpp"
+
+namespace gemmlab {
+
+Module::Module(const std::string& program, const char* source, const std::vector<std::string>& options,
+               const std::string& arch) {
+  auto compiled = compile_cubin({program, source, options, arch});
+  from_cache_ = compiled.from_cache;
+  log_ = compiled.log;
+  GEMMLAB_CUDA(cudaLibraryLoadData(&library_, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+}
+
+Module::~Module() {
+  if (library_) cudaLibraryUnload(library_);
+}
+
+Module::Module(Module&& o) noexcept : library_(o.library_), from_cache_(o.from_cache_), log_(std::move(o.log_)) {
+  o.library_ = nullptr;
+}
+
+cudaKernel_t Module::kernel(const std::string& entry) const {
+  cudaKernel_t k = nullptr;
+  GEMMLAB_CUDA(cudaLibraryGetKernel(&k, library_, entry.c_str()));
+  return k;
+}
+
+}  // namespace gemmlab
