@@ -8,8 +8,11 @@
 // stop there once the spread (relative IQR) is at most target_spread; otherwise they go on up to
 // max_samples or max_time_s (at least 3 samples).
 //
-// Cold mode (the default) writes a buffer of max(2·L2, 64 MiB) before each sample, evicting the
-// inputs from L2, as a first call on fresh data would see them. Warm mode reuses the buffers.
+// Cold mode (the default) reads a buffer of max(2·L2, 64 MiB) before each sample, evicting the
+// inputs from L2, as a first call on fresh data would see them. The flush reads rather than
+// writes: a written flush leaves L2 full of dirty lines, and writing them back would be charged
+// to the timed kernel (about L2-size bytes of extra DRAM traffic, 10 % of a 400 MB GEMV; see
+// docs/perf-log.md). Warm mode reuses the buffers.
 //
 // After each sample a probe kernel counts clock64 cycles against %globaltimer nanoseconds; a sample
 // whose SM clock is below throttle_fraction of the device's peak clock is flagged as throttled.
@@ -77,6 +80,8 @@ Timing time_host(const std::function<void()>& work, const TimingOptions& o);
 
 // Kernels of the harness, compiled ahead of time (src/timing/probes.cu).
 void launch_spin(cudaStream_t s, long long cycles);
+// Reads `bytes` of a zero-filled device buffer through the caches (the cold-mode L2 flush).
+void launch_read_flush(cudaStream_t s, const void* buffer, size_t bytes, int sms);
 void launch_clock_probe(cudaStream_t s, unsigned long long* out, long long cycles);
 
 }  // namespace gemmlab

@@ -107,6 +107,7 @@ nlohmann::json metadata(const DeviceInfo& dev, const Ceilings& c, const BenchOpt
           {"host", {{"name", host}, {"cpus", std::thread::hardware_concurrency()}}},
           {"measurement",
            {{"cache_mode", to_string(o.timing.mode)},
+            {"l2_flush", o.timing.mode == CacheMode::cold ? "read of max(2 x L2, 64 MiB) before each sample" : "none"},
             {"timer", "cuda events (device), steady_clock (host)"},
             {"warmup", o.timing.warmup},
             {"min_samples", o.timing.min_samples},

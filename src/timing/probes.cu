@@ -31,7 +31,26 @@ __global__ void clock_probe_kernel(unsigned long long* out, long long cycles) {
   }
 }
 
+// Reads the whole buffer through L2 (16-byte loads, grid-stride). The store is never taken (the
+// buffer holds zeros) but depends on every load, so none can be removed.
+__global__ void read_flush_kernel(const float4* buf, size_t n, float* sink) {
+  float acc = 0.0f;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    float4 v = buf[i];
+    acc += (v.x + v.y) + (v.z + v.w);
+  }
+  if (acc != 0.0f) *sink = acc;
+}
+
 }  // namespace
+
+void launch_read_flush(cudaStream_t s, const void* buffer, size_t bytes, int sms) {
+  // The last 16 bytes of the buffer are the never-written sink.
+  const size_t n = bytes / 16 - 1;
+  read_flush_kernel<<<sms * 4, 512, 0, s>>>(static_cast<const float4*>(buffer), n,
+                                            reinterpret_cast<float*>(static_cast<char*>(const_cast<void*>(buffer)) + n * 16));
+  GEMMLAB_CUDA_LAUNCHED();
+}
 
 void launch_spin(cudaStream_t s, long long cycles) {
   spin_kernel<<<1, 32, 0, s>>>(cycles);
