@@ -68,8 +68,7 @@ class FamilyRunner final : public GemmRunner {
 
   size_t workspace_bytes(const Problem& p) const override {
     if (p.op != family_.op()) return 0;
-    int splits = family_.splits(values_, canonical(p, {nullptr, nullptr, nullptr}).p);
-    return splits > 1 ? size_t(splits) * size_t(p.m) * size_t(p.n) * sizeof(float) : 0;
+    return workspace_floats(canonical(p, {nullptr, nullptr, nullptr}).p) * sizeof(float);
   }
 
   void prepare(const Problem& p) override {
@@ -95,12 +94,12 @@ class FamilyRunner final : public GemmRunner {
     GemmArgs args{c.p.m, c.p.n, c.p.k, c.p.alpha, c.p.beta, c.a, sa.row, sa.col, c.b, sb.row, sb.col,
                   ops.c, sc.row, sc.col, nullptr};
     int splits = family_.splits(values_, c.p);
-    if (splits > 1) args.workspace = workspace(size_t(splits) * size_t(c.p.m) * size_t(c.p.n));
+    if (size_t floats = workspace_floats(c.p); floats > 0) args.workspace = workspace(floats);
     auto g = family_.geometry(values_, c.p);
     void* params[] = {&args};
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), g.grid, g.block, params, g.shared_bytes,
                                   stream));
-    if (splits > 1) {
+    if (splits > 1 && k.reduce) {
       void* reduce_params[] = {&args, &splits};
       long long blocks = std::min<long long>((c.p.m * c.p.n + 255) / 256, 8ll * device_->sms);
       GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.reduce), dim3(unsigned(blocks)), dim3(256),
@@ -173,12 +172,20 @@ class FamilyRunner final : public GemmRunner {
     k.occupancy = double(blocks * threads) / device_->max_threads_per_sm;
   }
 
-  // Split-K partial sums; grows to the largest problem seen, kept between calls.
+  size_t workspace_floats(const Problem& c) const {
+    int splits = family_.splits(values_, c);
+    if (splits <= 1) return 0;
+    return size_t(splits) * size_t(c.m) * size_t(c.n) + size_t(family_.workspace_counters(values_, c));
+  }
+
+  // Split partial sums (and counters); grows to the largest problem seen, kept between calls,
+  // zeroed when allocated.
   float* workspace(size_t floats) {
     if (floats > workspace_floats_) {
       GEMMLAB_CUDA(cudaFree(workspace_));
       workspace_ = nullptr;
       GEMMLAB_CUDA(cudaMalloc(&workspace_, floats * sizeof(float)));
+      GEMMLAB_CUDA(cudaMemset(workspace_, 0, floats * sizeof(float)));
       workspace_floats_ = floats;
     }
     return workspace_;

@@ -17,7 +17,7 @@ class GemvBlock final : public KernelFamily {
   Op op() const override { return Op::gemv; }
   std::vector<ParamSpec> params() const override {
     return {{"threads", {256}, 32, 1024, "threads per block (whole warps)"},
-            {"unroll", {2}, 1, 16, "16-byte loads in flight per thread"}};
+            {"unroll", {4}, 1, 16, "16-byte loads in flight per thread"}};
   }
   const char* source() const override { return embedded::gemv_block_source; }
   std::string entry() const override { return "gemv_block"; }

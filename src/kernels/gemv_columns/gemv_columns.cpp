@@ -25,7 +25,7 @@ class GemvColumns final : public KernelFamily {
   }
   const char* source() const override { return embedded::gemv_columns_source; }
   std::string entry() const override { return "gemv_columns"; }
-  std::string reduce_entry() const override { return "gemv_columns_reduce"; }
+  long long workspace_counters(const ParamValues& v, const Problem& p) const override { return out_blocks(v, p); }
   bool uses_variant() const override { return true; }
   std::vector<std::string> violations(const ParamValues& v) const override {
     std::vector<std::string> out;

@@ -2,8 +2,9 @@
 // a sum of scaled columns, y += x[p]·a[:, p], and neighbouring threads take neighbouring outputs,
 // so every load of A is coalesced (and 16 bytes wide when A_VEC). A block of TX × TY threads
 // owns TX·VPT outputs; its TY thread rows split the reduction and meet in shared memory. Short,
-// wide problems (few outputs, long reduction) also split the reduction over gridDim.y blocks,
-// whose partial sums a second kernel adds in a fixed order (deterministic, like split-K).
+// wide problems (few outputs, long reduction) also split the reduction over gridDim.y blocks;
+// the last of them to finish adds the partial sums in a fixed order (deterministic, and no
+// second kernel launch).
 #include "gemv_common.cuh"
 
 #ifndef A_VEC  // the variant's define: A's columns start 16-byte aligned
@@ -59,25 +60,39 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
 #pragma unroll
     for (int w = 0; w < kWidth; ++w) partial[threadIdx.y][(v * TX + threadIdx.x) * kWidth + w] = acc[kWidth * v + w];
   __syncthreads();
-  // The TY partial sums of each output, added by the block's threads in turn.
+  // The TY partial sums of each output, added by the block's threads in turn: the result, or
+  // with split reductions this block's share, written to the workspace.
+  const int splits = gridDim.y;
   for (int o = threadIdx.y * TX + threadIdx.x; o < TX * VPT; o += TX * TY) {
     const long long i = base + o;
     if (i >= g.m) continue;
     float sum = 0.0f;
 #pragma unroll
     for (int r = 0; r < TY; ++r) sum += partial[r][o];
-    if (gridDim.y == 1)
+    if (splits == 1)
       store_y(g, i, sum);
     else
       g.workspace[blockIdx.y * g.m + i] = sum;
   }
-}
+  if (splits == 1) return;
 
-// The second step of a split reduction: the splits of each output in order, then alpha and beta.
-extern "C" __global__ void gemv_columns_reduce(GemmArgs g, int splits) {
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < g.m; i += (long long)gridDim.x * blockDim.x) {
+  // The last block of this column of outputs to finish adds the splits, in split order (the
+  // result does not depend on which block is last), and leaves the counter zero for the next
+  // call. The fence makes this block's partial sums visible before its arrival is counted.
+  __shared__ bool last;
+  unsigned* arrivals = reinterpret_cast<unsigned*>(g.workspace + splits * g.m) + blockIdx.x;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) last = atomicAdd(arrivals, 1u) == unsigned(splits - 1);
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int o = threadIdx.y * TX + threadIdx.x; o < TX * VPT; o += TX * TY) {
+    const long long i = base + o;
+    if (i >= g.m) continue;
     float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) sum += g.workspace[s * g.m + i];
+    for (int s = 0; s < splits; ++s) sum += __ldcg(g.workspace + s * g.m + i);
     store_y(g, i, sum);
   }
+  if (threadIdx.x == 0 && threadIdx.y == 0) *arrivals = 0;
 }
