@@ -71,9 +71,8 @@ class KernelFamily {
   // extern "C" kernel of the same source that sums them, called as (GemmArgs, int splits).
   virtual int splits(const ParamValues&, const Problem&) const { return 1; }
   virtual std::string reduce_entry() const { return {}; }
-  // 4-byte words of workspace after the partial sums (arrival counters of a family whose last
-  // block of each tile adds the splits itself, instead of a reduce kernel). Zero when allocated;
-  // a kernel that uses them leaves them zero again.
+  // Arrival counters (GemmArgs::counters) of a family whose last block of each tile adds the
+  // splits itself, instead of a reduce kernel. Zero before every call; the kernel leaves them so.
   virtual long long workspace_counters(const ParamValues&, const Problem&) const { return 0; }
   // Why this configuration cannot run this problem; empty when it can.
   virtual std::string unsupported(const ParamValues&, const Problem&) const { return {}; }

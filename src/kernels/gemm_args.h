@@ -16,4 +16,8 @@ struct GemmArgs {
   // Split-K: gridDim.z splits write raw partial products here, [split][m][n], summed by a
   // second kernel that applies alpha and beta. Null when the family does not split.
   float* workspace;
+  // Arrival counters of the families whose last block adds the splits (gemv-columns): zero
+  // before every call, and left zero by it. A buffer of their own, so that no partial sums of
+  // an earlier problem can sit where a counter is expected.
+  unsigned* counters;
 };

@@ -56,7 +56,10 @@ Variant variant_of(const Canonical& c, const float* cptr) {
 class FamilyRunner final : public GemmRunner {
  public:
   FamilyRunner(const KernelFamily& f, ParamValues v) : family_(f), values_(std::move(v)) {}
-  ~FamilyRunner() override { cudaFree(workspace_); }
+  ~FamilyRunner() override {
+    cudaFree(workspace_);
+    cudaFree(counters_);
+  }
 
   std::string name() const override { return family_.name(); }
 
@@ -68,7 +71,8 @@ class FamilyRunner final : public GemmRunner {
 
   size_t workspace_bytes(const Problem& p) const override {
     if (p.op != family_.op()) return 0;
-    return workspace_floats(canonical(p, {nullptr, nullptr, nullptr}).p) * sizeof(float);
+    auto c = canonical(p, {nullptr, nullptr, nullptr}).p;
+    return workspace_floats(c) * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
   }
 
   void prepare(const Problem& p) override {
@@ -92,9 +96,10 @@ class FamilyRunner final : public GemmRunner {
     last_ = &k;
     auto sa = op_a_strides(c.p), sb = op_b_strides(c.p), sc = c_strides(c.p);
     GemmArgs args{c.p.m, c.p.n, c.p.k, c.p.alpha, c.p.beta, c.a, sa.row, sa.col, c.b, sb.row, sb.col,
-                  ops.c, sc.row, sc.col, nullptr};
+                  ops.c, sc.row, sc.col, nullptr, nullptr};
     int splits = family_.splits(values_, c.p);
     if (size_t floats = workspace_floats(c.p); floats > 0) args.workspace = workspace(floats);
+    if (long long n = family_.workspace_counters(values_, c.p); n > 0) args.counters = counters(size_t(n));
     auto g = family_.geometry(values_, c.p);
     void* params[] = {&args};
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), g.grid, g.block, params, g.shared_bytes,
@@ -175,26 +180,38 @@ class FamilyRunner final : public GemmRunner {
   size_t workspace_floats(const Problem& c) const {
     int splits = family_.splits(values_, c);
     if (splits <= 1) return 0;
-    return size_t(splits) * size_t(c.m) * size_t(c.n) + size_t(family_.workspace_counters(values_, c));
+    return size_t(splits) * size_t(c.m) * size_t(c.n);
   }
 
-  // Split partial sums (and counters); grows to the largest problem seen, kept between calls,
-  // zeroed when allocated.
+  // Split partial sums; grows to the largest problem seen, kept between calls.
   float* workspace(size_t floats) {
     if (floats > workspace_floats_) {
       GEMMLAB_CUDA(cudaFree(workspace_));
       workspace_ = nullptr;
       GEMMLAB_CUDA(cudaMalloc(&workspace_, floats * sizeof(float)));
-      GEMMLAB_CUDA(cudaMemset(workspace_, 0, floats * sizeof(float)));
       workspace_floats_ = floats;
     }
     return workspace_;
+  }
+
+  // Arrival counters: zeroed when (re)allocated, and every kernel leaves them zero.
+  unsigned* counters(size_t n) {
+    if (n > counters_n_) {
+      GEMMLAB_CUDA(cudaFree(counters_));
+      counters_ = nullptr;
+      GEMMLAB_CUDA(cudaMalloc(&counters_, n * sizeof(unsigned)));
+      GEMMLAB_CUDA(cudaMemset(counters_, 0, n * sizeof(unsigned)));
+      counters_n_ = n;
+    }
+    return counters_;
   }
 
   const KernelFamily& family_;
   ParamValues values_;
   float* workspace_ = nullptr;
   size_t workspace_floats_ = 0;
+  unsigned* counters_ = nullptr;
+  size_t counters_n_ = 0;
   std::optional<DeviceInfo> device_;
   std::map<std::string, Loaded> loaded_;
   const Loaded* last_ = nullptr;

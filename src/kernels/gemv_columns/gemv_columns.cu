@@ -80,7 +80,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
   // result does not depend on which block is last), and leaves the counter zero for the next
   // call. The fence makes this block's partial sums visible before its arrival is counted.
   __shared__ bool last;
-  unsigned* arrivals = reinterpret_cast<unsigned*>(g.workspace + splits * g.m) + blockIdx.x;
+  unsigned* arrivals = g.counters + blockIdx.x;
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0) last = atomicAdd(arrivals, 1u) == unsigned(splits - 1);
