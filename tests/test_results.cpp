@@ -45,7 +45,7 @@ TEST(Results, CsvIsTidyWithMetadataCommentsAndQuoting) {
   EXPECT_EQ(lines[0], "# date = 2026-11-22");
   EXPECT_EQ(lines[1], "# gpu.name = Test GPU");
   EXPECT_EQ(lines[2], "# gpu.sms = 132");
-  EXPECT_EQ(lines[3].rfind("kernel,precision,m,n,k,", 0), 0u) << lines[3];
+  EXPECT_EQ(lines[3].rfind("kernel,precision,op,m,n,k,", 0), 0u) << lines[3];
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_NE(lines[4].find("\"C(1,2) = 3, \"\"expected\"\" 4\""), std::string::npos) << lines[4];
   // Every data row has as many fields as the header, counting quoted commas once.
