@@ -161,13 +161,14 @@ TEST(Gemv, ColumnsSplitTheReductionOfShortWideProblems) {
   auto v = parse_params(f, "");  // 32x8 threads, 4 outputs each: 128 outputs per block
   Problem wide = normalized(Problem::gemv(1024, 65536, Layout::col_major, Trans::no));
   Problem tall = normalized(Problem::gemv(65536, 1024, Layout::col_major, Trans::no));
-  EXPECT_EQ(f.splits(v, wide), 128);  // 8 output blocks × 128 splits ≈ 1024 blocks
+  // One wave: 660 resident blocks (5 per SM on 132 SMs) over 8 output blocks: 82 splits.
+  EXPECT_EQ(f.splits(v, wide, 660), 82);
+  EXPECT_EQ(f.splits(v, wide, 0), 128);  // without a GPU, 1024 blocks stand in for the wave
   EXPECT_EQ(f.geometry(v, wide).grid.x, 8u);
-  EXPECT_EQ(f.geometry(v, wide).grid.y, 128u);
-  EXPECT_EQ(f.splits(v, tall), 2);    // 512 output blocks
+  EXPECT_EQ(f.splits(v, tall, 660), 1);  // 512 output blocks already fill most of the wave
   Problem shallow = normalized(Problem::gemv(128, 100, Layout::col_major, Trans::no));
-  EXPECT_EQ(f.splits(v, shallow), 1);  // 100 / (16 · 8) < 1: each split keeps 16 steps per thread row
-  EXPECT_EQ(f.splits(parse_params(f, "splits=7"), wide), 7);
+  EXPECT_EQ(f.splits(v, shallow, 660), 1);  // 100 / (16 · 8) < 1: each split keeps 16 steps per thread row
+  EXPECT_EQ(f.splits(parse_params(f, "splits=7"), wide, 660), 7);
   auto r = make_family_runner(f, v);
   EXPECT_EQ(r->workspace_bytes(wide), 128u * 1024 * 4 + 8 * 4);  // partial sums, one counter per output block
 }

@@ -67,9 +67,11 @@ class KernelFamily {
   // The configurations a sweep or tuner tries by default (parameter strings).
   virtual std::vector<std::string> search_space() const = 0;
   virtual LaunchGeometry geometry(const ParamValues& v, const Problem& p) const = 0;
-  // Split-K: how many slices of K the configuration computes separately (gridDim.z), and the
-  // extern "C" kernel of the same source that sums them, called as (GemmArgs, int splits).
-  virtual int splits(const ParamValues&, const Problem&) const { return 1; }
+  // Split-K: how many slices of K the configuration computes separately (gridDim.z, which the
+  // launcher sets), and the extern "C" kernel of the same source that sums them, called as
+  // (GemmArgs, int splits). `resident_blocks` is how many blocks of this kernel the GPU holds at
+  // once (0 when unknown: no GPU, or before the kernel is loaded).
+  virtual int splits(const ParamValues&, const Problem&, int /*resident_blocks*/) const { return 1; }
   virtual std::string reduce_entry() const { return {}; }
   // Arrival counters (GemmArgs::counters) of a family whose last block of each tile adds the
   // splits itself, instead of a reduce kernel. Zero before every call; the kernel leaves them so.

@@ -72,7 +72,8 @@ class FamilyRunner final : public GemmRunner {
   size_t workspace_bytes(const Problem& p) const override {
     if (p.op != family_.op()) return 0;
     auto c = canonical(p, {nullptr, nullptr, nullptr}).p;
-    return workspace_floats(c) * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
+    // Before the kernel is loaded the wave is unknown: the family's stand-in decides the splits.
+    return workspace_floats(c, 0) * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
   }
 
   void prepare(const Problem& p) override {
@@ -97,10 +98,12 @@ class FamilyRunner final : public GemmRunner {
     auto sa = op_a_strides(c.p), sb = op_b_strides(c.p), sc = c_strides(c.p);
     GemmArgs args{c.p.m, c.p.n, c.p.k, c.p.alpha, c.p.beta, c.a, sa.row, sa.col, c.b, sb.row, sb.col,
                   ops.c, sc.row, sc.col, nullptr, nullptr};
-    int splits = family_.splits(values_, c.p);
-    if (size_t floats = workspace_floats(c.p); floats > 0) args.workspace = workspace(floats);
+    const int resident = k.blocks_per_sm * device_->sms;
+    int splits = family_.splits(values_, c.p, resident);
+    if (size_t floats = workspace_floats(c.p, resident); floats > 0) args.workspace = workspace(floats);
     if (long long n = family_.workspace_counters(values_, c.p); n > 0) args.counters = counters(size_t(n));
     auto g = family_.geometry(values_, c.p);
+    g.grid.z = unsigned(splits);
     void* params[] = {&args};
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(k.kernel), g.grid, g.block, params, g.shared_bytes,
                                   stream));
@@ -134,6 +137,7 @@ class FamilyRunner final : public GemmRunner {
     size_t dynamic_smem = 0;  // of the latest geometry
     size_t opted_in = 0;
     double occupancy = 0;  // resident warps / the SM's maximum
+    int blocks_per_sm = 0;
     bool from_cache = false;
   };
 
@@ -174,11 +178,12 @@ class FamilyRunner final : public GemmRunner {
     GEMMLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(k.kernel),
                                                                threads, g.shared_bytes));
     k.dynamic_smem = g.shared_bytes;
+    k.blocks_per_sm = blocks;
     k.occupancy = double(blocks * threads) / device_->max_threads_per_sm;
   }
 
-  size_t workspace_floats(const Problem& c) const {
-    int splits = family_.splits(values_, c);
+  size_t workspace_floats(const Problem& c, int resident) const {
+    int splits = family_.splits(values_, c, resident);
     if (splits <= 1) return 0;
     return size_t(splits) * size_t(c.m) * size_t(c.n);
   }

@@ -2,7 +2,7 @@
 // a sum of scaled columns, y += x[p]·a[:, p], and neighbouring threads take neighbouring outputs,
 // so every load of A is coalesced (and 16 bytes wide when A_VEC). A block of TX × TY threads
 // owns TX·VPT outputs; its TY thread rows split the reduction and meet in shared memory. Short,
-// wide problems (few outputs, long reduction) also split the reduction over gridDim.y blocks;
+// wide problems (few outputs, long reduction) also split the reduction over gridDim.z blocks;
 // the last of them to finish adds the partial sums in a fixed order (deterministic, and no
 // second kernel launch).
 #include "gemv_common.cuh"
@@ -19,8 +19,8 @@ constexpr int kGroups = VPT / kWidth;
 extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
   __shared__ float partial[TY][TX * VPT];
   const long long base = (long long)blockIdx.x * TX * VPT;
-  const long long chunk = (g.k + gridDim.y - 1) / gridDim.y;
-  const long long p_first = (long long)blockIdx.y * chunk;
+  const long long chunk = (g.k + gridDim.z - 1) / gridDim.z;
+  const long long p_first = (long long)blockIdx.z * chunk;
   const long long p_last = p_first + chunk < g.k ? p_first + chunk : g.k;
 
   float acc[VPT];
@@ -62,7 +62,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
   __syncthreads();
   // The TY partial sums of each output, added by the block's threads in turn: the result, or
   // with split reductions this block's share, written to the workspace.
-  const int splits = gridDim.y;
+  const int splits = gridDim.z;
   for (int o = threadIdx.y * TX + threadIdx.x; o < TX * VPT; o += TX * TY) {
     const long long i = base + o;
     if (i >= g.m) continue;
@@ -72,7 +72,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
     if (splits == 1)
       store_y(g, i, sum);
     else
-      g.workspace[blockIdx.y * g.m + i] = sum;
+      g.workspace[blockIdx.z * g.m + i] = sum;
   }
   if (splits == 1) return;
 

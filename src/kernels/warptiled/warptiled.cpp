@@ -60,10 +60,9 @@ class Warptiled final : public KernelFamily {
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     auto g = tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
-    g.grid.z = unsigned(v.at("splitk")[0]);
     return g;
   }
-  int splits(const ParamValues& v, const Problem&) const override { return v.at("splitk")[0]; }
+  int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0]);
