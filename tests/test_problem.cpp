@@ -43,15 +43,19 @@ TEST(Problem, StridesAddressTheSameElementAsTheStoredMatrix) {
       }
 }
 
+namespace {
+// normalized()'s one-line refusal, or "accepted".
+std::string message(const Problem& p) {
+  try {
+    normalized(p);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+}  // namespace
+
 TEST(Problem, RejectsBadSizesWithOneLine) {
-  auto message = [](Problem p) {
-    try {
-      normalized(p);
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   EXPECT_EQ(message(Problem::square(0)), "M must be at least 1, got 0");
   Problem p = Problem::square(8);
   p.k = -3;
@@ -96,14 +100,6 @@ TEST(Problem, GemvIsAOneColumnGemm) {
 }
 
 TEST(Problem, GemvRefusesNonUnitIncrementsAndTransposedX) {
-  auto message = [](Problem p) {
-    try {
-      normalized(p);
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
   Problem p = Problem::gemv(10, 20, Layout::row_major, Trans::no);
   p.ldb = 2;  // the stride between x's elements in row-major storage: incx
   EXPECT_EQ(message(p), "GEMV supports unit increments of x and y only (incx = incy = 1)");
