@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gemmlab/averaging.hpp"
+#include "gemmlab/ceilings.hpp"
 #include "gemmlab/data.hpp"
 #include "gemmlab/family.hpp"
 #include "gemmlab/problem.hpp"
@@ -37,7 +38,7 @@ struct BenchOptions {
   uint64_t seed = 1;
   TimingOptions timing;
   bool remeasure_ceilings = false;
-  std::optional<AveragingShape> averaging;  // also run seed 004's pipeline, after the problems  // measure FFMA and copy ceilings in this run (else the cached ones)
+  std::optional<AveragingShape> averaging;  // also run seed 004's pipeline, before the problems
   std::string command_line;
 };
 
@@ -65,11 +66,23 @@ class ProblemSession {
 
   // Runs once on freshly reset C (NaN when beta = 0, C0 otherwise) and checks the result.
   Verdict verify(GemmRunner& r);
+  const Problem& problem() const;
   Timing time(GemmRunner& r, DeviceTimer& timer, const TimingOptions& host_opts);
 
  private:
   struct Buffers;
   std::unique_ptr<Buffers> b_;
 };
+
+std::unique_ptr<GemmRunner> make_runner(const KernelSpec& k);
+
+// Verifies, then times one runner on the session's problem: a record without x_cublas (the caller
+// knows cuBLAS's time). An unsupported problem gives a record saying why.
+Record measure(GemmRunner& r, ProblemSession& session, DeviceTimer& timer, const TimingOptions& host_opts,
+               const Ceilings& ceil);
+
+// What every results file carries: device, software, ceilings, commit, date, measurement, inputs.
+nlohmann::json run_metadata(const DeviceInfo& dev, const Ceilings& c, const TimingOptions& t, Distribution dist,
+                            uint64_t seed, const std::string& command);
 
 }  // namespace gemmlab

@@ -86,6 +86,10 @@ ParamValues parse_params(const KernelFamily& f, const std::string& text);
 std::string format_params(const KernelFamily& f, const ParamValues& v);  // canonical "block=16x16,..."
 std::string format_value(const ParamSpec& spec, const std::vector<int>& v);
 
+// The -D definitions a configuration is compiled with for a call of this variant (the family's,
+// then the variant's when the family reads them): the same list wherever a binary is built.
+std::vector<std::string> compile_defines(const KernelFamily& f, const ParamValues& v, const Variant& var);
+
 // Whether parse_params takes the text without an error.
 bool accepts(const KernelFamily& f, const std::string& text);
 

@@ -20,12 +20,13 @@ class Module {
   Module& operator=(Module&&) = delete;
 
   cudaKernel_t kernel(const std::string& entry) const;
-  bool from_cache() const { return from_cache_; }
+  // Where the binary came from: "compiled" (NVRTC now), "disk cache", "ahead of time".
+  const char* origin() const { return origin_; }
   const std::string& log() const { return log_; }
 
  private:
   cudaLibrary_t library_ = nullptr;
-  bool from_cache_ = false;
+  const char* origin_ = "compiled";
   std::string log_;
 };
 

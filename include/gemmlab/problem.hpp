@@ -4,6 +4,7 @@
 // and unit increments, marked op = gemv so that it is computed by GEMV kernels and cuBLAS SGEMV.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gemmlab {
 
@@ -66,6 +67,9 @@ std::string to_string(Op o);
 Op parse_op(const std::string& s);
 Layout parse_layout(const std::string& s);
 Trans parse_trans(const std::string& s);
+// "S" (square) or "MxNxK" (gemm), "S" or "RxC" (gemv: the stored A's rows x columns) → the
+// dimensions, 3 for gemm and 2 for gemv. Throws UsageError.
+std::vector<int64_t> parse_shape(const std::string& text, Op op);
 std::string describe(const Problem& p);  // "M×N×K row NN", "gemv 1000x2000 col T" (A stored rows×cols)
 
 }  // namespace gemmlab

@@ -34,6 +34,8 @@ const char* build_commit();  // generated at build time
 nlohmann::ordered_json to_json(const Record& r);
 nlohmann::ordered_json results_json(const nlohmann::json& metadata, const std::vector<Record>& records);
 std::string results_csv(const nlohmann::json& metadata, const std::vector<Record>& records);
+// The same from records already in their JSON form (a sweep's journal); `details` is left out.
+std::string results_csv(const nlohmann::json& metadata, const std::vector<nlohmann::ordered_json>& rows);
 
 // Table header and one line per record, columns aligned.
 void print_table_header(std::ostream& os);

@@ -15,13 +15,6 @@ namespace {
 
 constexpr const char* kBaselines[] = {"cublas", "cublas-tf32", "openblas"};
 
-std::unique_ptr<GemmRunner> make_runner(const KernelSpec& k) {
-  if (k.family) return make_family_runner(*k.family, k.params);
-  if (k.name == "cublas") return make_cublas_runner(Precision::fp32);
-  if (k.name == "cublas-tf32") return make_cublas_runner(Precision::tf32);
-  return make_openblas_runner();
-}
-
 // One problem's buffers on the device and their host copies.
 class Workspace {
  public:
@@ -94,32 +87,40 @@ void check_memory(const Problem& p, size_t extra) {
                      std::to_string(free >> 20) + " MiB are free");
 }
 
-nlohmann::json metadata(const DeviceInfo& dev, const Ceilings& c, const BenchOptions& o) {
+}  // namespace
+
+std::unique_ptr<GemmRunner> make_runner(const KernelSpec& k) {
+  if (k.family) return make_family_runner(*k.family, k.params);
+  if (k.name == "cublas") return make_cublas_runner(Precision::fp32);
+  if (k.name == "cublas-tf32") return make_cublas_runner(Precision::tf32);
+  return make_openblas_runner();
+}
+
+nlohmann::json run_metadata(const DeviceInfo& dev, const Ceilings& c, const TimingOptions& t, Distribution dist,
+                            uint64_t seed, const std::string& command) {
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   return {{"tool", "gemmlab"},
           {"gemmlab_commit", build_commit()},
           {"date", utc_now()},
-          {"command", o.command_line},
+          {"command", command},
           {"gpu", to_json(dev)},
           {"software", to_json(SoftwareVersions::query())},
           {"ceilings", to_json(c)},
           {"host", {{"name", host}, {"cpus", std::thread::hardware_concurrency()}}},
           {"measurement",
-           {{"cache_mode", to_string(o.timing.mode)},
-            {"l2_flush", o.timing.mode == CacheMode::cold ? "read of max(2 x L2, 64 MiB) before each sample" : "none"},
+           {{"cache_mode", to_string(t.mode)},
+            {"l2_flush", t.mode == CacheMode::cold ? "read of max(2 x L2, 64 MiB) before each sample" : "none"},
             {"timer", "cuda events (device), steady_clock (host)"},
-            {"warmup", o.timing.warmup},
-            {"min_samples", o.timing.min_samples},
-            {"max_samples", o.timing.max_samples},
-            {"min_time_s", o.timing.min_time_s},
-            {"max_time_s", o.timing.max_time_s},
-            {"target_spread", o.timing.target_spread},
+            {"warmup", t.warmup},
+            {"min_samples", t.min_samples},
+            {"max_samples", t.max_samples},
+            {"min_time_s", t.min_time_s},
+            {"max_time_s", t.max_time_s},
+            {"target_spread", t.target_spread},
             {"statistic", "median"}}},
-          {"inputs", {{"distribution", to_string(o.dist)}, {"seed", o.seed}}}};
+          {"inputs", {{"distribution", to_string(dist)}, {"seed", seed}}}};
 }
-
-}  // namespace
 
 struct ProblemSession::Buffers {
   Buffers(const Problem& p, Distribution d, uint64_t seed, cudaStream_t s)
@@ -165,6 +166,33 @@ Timing ProblemSession::time(GemmRunner& r, DeviceTimer& timer, const TimingOptio
   std::vector<float> work = b_->ws.host_c_start();
   return time_host([&] { r.run(p, {b_->ws.host_a(), b_->ws.host_b(), work.data()}, nullptr); }, host_opts);
 }
+
+Record measure(GemmRunner& r, ProblemSession& session, DeviceTimer& timer, const TimingOptions& host_opts,
+               const Ceilings& ceil) {
+  const Problem& p = session.problem();
+  Record rec;
+  rec.kernel = r.name();
+  rec.precision = to_string(r.precision());
+  rec.problem = p;
+  if (auto why = r.unsupported(p); !why.empty()) {
+    rec.status = "unsupported: " + why;
+    return rec;
+  }
+  rec.verdict = session.verify(r);
+  rec.verified = true;
+  rec.status = rec.verdict.passed ? "ok" : "failed";
+  rec.details = r.details();
+  rec.timing = session.time(r, timer, host_opts);
+  double s = rec.timing.ms.median * 1e-3;
+  rec.gflops = flops(p) / s / 1e9;
+  rec.gbps = min_bytes(p) / s / 1e9;
+  // A GEMV is bound by memory: its ceiling is the copy bandwidth, a GEMM's the FFMA rate.
+  rec.peak = p.op == Op::gemv ? "copy_gbps" : "ffma_tflops";
+  rec.pct_peak = p.op == Op::gemv ? 100.0 * rec.gbps / ceil.copy_gbps : 100.0 * rec.gflops / (ceil.ffma_tflops * 1e3);
+  return rec;
+}
+
+const Problem& ProblemSession::problem() const { return b_->problem; }
 
 std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
@@ -222,7 +250,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
   auto dev = query_device(0);
   auto ceil = ceilings(dev, o.remeasure_ceilings);
   BenchResult result;
-  result.metadata = metadata(dev, ceil, o);
+  result.metadata = run_metadata(dev, ceil, o.timing, o.dist, o.seed, o.command_line);
   DeviceTimer timer(dev, o.timing);
   cudaStream_t stream = timer.stream();
 
@@ -256,27 +284,9 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
 
     for (size_t ri = 0; ri < runners.size(); ++ri) {
       GemmRunner& r = *runners[ri];
-      Record rec;
-      rec.kernel = r.name();
-      rec.precision = to_string(r.precision());
-      rec.problem = p;
-      if (auto why = r.unsupported(p); !why.empty()) {
-        rec.status = "unsupported: " + why;
-      } else {
-        rec.verdict = session.verify(r);
-        rec.verified = true;
-        rec.status = rec.verdict.passed ? "ok" : "failed";
-        rec.details = r.details();
-        rec.timing = session.time(r, timer, host_opts);
-        double s = rec.timing.ms.median * 1e-3;
-        rec.gflops = flops(p) / s / 1e9;
-        rec.gbps = min_bytes(p) / s / 1e9;
-        // A GEMV is bound by memory: its ceiling is the copy bandwidth, a GEMM's the FFMA rate.
-        rec.peak = p.op == Op::gemv ? "copy_gbps" : "ffma_tflops";
-        rec.pct_peak = p.op == Op::gemv ? 100.0 * rec.gbps / ceil.copy_gbps : 100.0 * rec.gflops / (ceil.ffma_tflops * 1e3);
-        if (ri == 0) cublas_ms = rec.timing.ms.median;
-        rec.x_cublas = cublas_ms > 0 ? cublas_ms / rec.timing.ms.median : 0;
-      }
+      Record rec = measure(r, session, timer, host_opts, ceil);
+      if (ri == 0) cublas_ms = rec.timing.ms.median;
+      rec.x_cublas = cublas_ms > 0 && rec.timing.ms.median > 0 ? cublas_ms / rec.timing.ms.median : 0;
       if (rec.status == "failed") result.all_passed = false;
       print_table_row(table, rec);
       result.records.push_back(std::move(rec));

@@ -196,23 +196,11 @@ int main(int argc, char** argv) {
     std::vector<std::vector<int64_t>> shapes;
     const size_t dims = op == Op::gemm ? 3 : 2;
     for (auto& s : split_list(sizes)) {
-      std::vector<int64_t> shape;
-      std::stringstream ss(s);
-      std::string part;
-      while (std::getline(ss, part, 'x')) {
-        try {
-          if (s.back() == 'x') throw std::invalid_argument(s);
-          size_t used = 0;
-          shape.push_back(std::stoll(part, &used));
-          if (used != part.size()) throw std::invalid_argument(part);
-        } catch (const std::exception&) {
-          throw UsageError("--size: '" + s + "' is not an integer or a list like " + (op == Op::gemm ? "MxNxK" : "RxC"));
-        }
+      try {
+        shapes.push_back(parse_shape(s, op));
+      } catch (const UsageError& e) {
+        throw UsageError(std::string("--size: ") + e.what());
       }
-      if (shape.size() == 1) shape.assign(dims, shape[0]);
-      if (shape.size() != dims)
-        throw UsageError("--size: '" + s + "' needs 1 or " + std::to_string(dims) + " dimensions for " + op_name);
-      shapes.push_back(shape);
     }
     bool explicit_dims = m || n || k;
     if (shapes.empty()) {

@@ -53,11 +53,26 @@ std::string cache_key(const CompileRequest& req, const std::vector<std::string>&
 
 }  // namespace
 
+std::string aot_key(const CompileRequest& req) {
+  // The toolkit's include folders and NVRTC's version are left out: a binary built with the
+  // library stays valid wherever the library runs, as long as the source and options are the same.
+  std::string text = std::string(req.source) + '\0';
+  for (auto& h : kHeaders) text += std::string(h.name) + '\0' + *h.source + '\0';
+  for (auto& o : req.options) text += o + '\0';
+  return req.program + "-" + req.arch + "-" + stable_hash(text + req.arch);
+}
+
 std::string arch_name(int cc_major, int cc_minor) { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
 
 CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache) {
   auto opts = full_options(req);
   CompiledKernel out;
+  if (auto aot = aot_binary(aot_key(req)); !aot.empty()) {
+    out.cubin.assign(aot.data(), aot.size());
+    out.key = aot_key(req);
+    out.ahead_of_time = true;
+    return out;
+  }
   out.key = cache_key(req, opts);
   std::filesystem::path cached;
   if (use_cache) {

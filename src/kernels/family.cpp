@@ -119,6 +119,13 @@ std::vector<std::string> Variant::defines() const {
           "-DA_VEC=" + std::to_string(a_vec), "-DB_VEC=" + std::to_string(b_vec), "-DC_VEC=" + std::to_string(c_vec)};
 }
 
+std::vector<std::string> compile_defines(const KernelFamily& f, const ParamValues& v, const Variant& var) {
+  auto defines = f.defines(v);
+  if (f.uses_variant())
+    for (auto& d : var.defines()) defines.push_back(d);
+  return defines;
+}
+
 std::string shared_memory_violation(long long bytes) {
   if (bytes <= kMaxSharedPerBlock) return {};
   return "needs " + std::to_string((bytes + 1023) / 1024) + " KB of shared memory, over the " +

@@ -8,7 +8,7 @@ namespace gemmlab {
 Module::Module(const std::string& program, const char* source, const std::vector<std::string>& options,
                const std::string& arch) {
   auto compiled = compile_cubin({program, source, options, arch});
-  from_cache_ = compiled.from_cache;
+  origin_ = compiled.ahead_of_time ? "ahead of time" : compiled.from_cache ? "disk cache" : "compiled";
   log_ = compiled.log;
   GEMMLAB_CUDA(cudaLibraryLoadData(&library_, compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
 }
@@ -17,7 +17,7 @@ Module::~Module() {
   if (library_) cudaLibraryUnload(library_);
 }
 
-Module::Module(Module&& o) noexcept : library_(o.library_), from_cache_(o.from_cache_), log_(std::move(o.log_)) {
+Module::Module(Module&& o) noexcept : library_(o.library_), origin_(o.origin_), log_(std::move(o.log_)) {
   o.library_ = nullptr;
 }
 

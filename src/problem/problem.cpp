@@ -144,4 +144,25 @@ std::string describe(const Problem& p) {
   return os.str();
 }
 
+std::vector<int64_t> parse_shape(const std::string& s, Op op) {
+  const size_t dims = op == Op::gemm ? 3 : 2;
+  std::vector<int64_t> shape;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    try {
+      if (s.back() == 'x') throw std::invalid_argument(s);
+      size_t used = 0;
+      shape.push_back(std::stoll(part, &used));
+      if (used != part.size()) throw std::invalid_argument(part);
+    } catch (const std::exception&) {
+      throw UsageError("'" + s + "' is not an integer or a list like " + (op == Op::gemm ? "MxNxK" : "RxC"));
+    }
+  }
+  if (shape.size() == 1) shape.assign(dims, shape[0]);
+  if (shape.size() != dims)
+    throw UsageError("'" + s + "' needs 1 or " + std::to_string(dims) + " dimensions for " + to_string(op));
+  return shape;
+}
+
 }  // namespace gemmlab

@@ -75,11 +75,16 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::ostream& o
 }  // namespace
 
 std::string results_csv(const nlohmann::json& metadata, const std::vector<Record>& records) {
+  std::vector<nlohmann::ordered_json> rows;
+  for (auto& r : records) rows.push_back(to_json(r));
+  return results_csv(metadata, rows);
+}
+
+std::string results_csv(const nlohmann::json& metadata, const std::vector<nlohmann::ordered_json>& rows) {
   std::ostringstream os;
   flatten(metadata, "", os);
   bool header = false;
-  for (auto& r : records) {
-    auto j = to_json(r);
+  for (auto j : rows) {
     j.erase("details");
     if (!header) {
       bool first = true;

@@ -1,0 +1,43 @@
+#pragma once
+// gemmlab, the library: CBLAS-style single-precision products on the current CUDA device.
+//
+//   gemmlab::sgemm(Layout::row_major, Trans::no, Trans::no, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+//   gemmlab::sgemv(Layout::row_major, Trans::no, M, N, alpha, A, lda, x, 1, beta, y, 1, stream);
+//
+// Pointers are device memory; the call enqueues the work on `stream` and returns. Each call picks
+// the best known configuration for its shape class: the tuning database (`gemmlab tune`, at
+// $GEMMLAB_TUNING_DB or ~/.cache/gemmlab/tuning.json), else the table built into the library
+// (measured on an H100; its kernels are compiled when the library is built, so the first call
+// needs no run-time compiler on sm_90), else the family defaults, compiled at run time by NVRTC.
+// The first call of a shape plans the launch; later calls of the same shape, pointers' 16-byte
+// alignment and stream only launch.
+//
+// Bad arguments throw gemmlab::UsageError (one line naming the rule: sizes, leading dimensions,
+// increments other than 1); CUDA or compiler failures throw gemmlab::RuntimeError. M = 0 or N = 0
+// returns at once; K must be at least 1. Calls on different streams may run concurrently: each
+// stream has its own split-K workspace.
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "gemmlab/error.hpp"
+#include "gemmlab/problem.hpp"
+
+namespace gemmlab {
+
+void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream = nullptr);
+
+// y = alpha * op(A) * x + beta * y, A stored m × n in `layout` (BLAS's M and N).
+void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
+           int64_t incx, float beta, float* y, int64_t incy, cudaStream_t stream = nullptr);
+
+// The configuration a call of this problem uses on the current device, and where it came from
+// ("tuning database", "built-in table", "defaults").
+struct Choice {
+  std::string family, params, source;
+};
+Choice choose(const Problem& p);
+
+}  // namespace gemmlab

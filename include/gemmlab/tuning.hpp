@@ -1,0 +1,62 @@
+#pragma once
+// The tuning database: the best configuration found for a family on a GPU and a shape class,
+// one JSON file written atomically. The library's built-in table has the same format.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gemmlab/problem.hpp"
+
+namespace gemmlab {
+
+// Problems that are expected to like the same configuration: the operation, for a GEMV whether
+// op(A)'s rows are contiguous, and per dimension the nearest power of two, marked "~" when the
+// dimension is not a multiple of 64 (ragged edge tiles, the seed 001 saw-tooth). GEMM classes are
+// of the row-major-C form (a column-major problem is its transpose). "gemm 2^12 2^12~ 2^12".
+std::string shape_class(const Problem& p);
+
+struct TuningEntry {
+  std::string gpu;   // device name; empty in the built-in table, which matches any GPU of `arch`
+  std::string arch;  // "sm_90"
+  std::string family, params;
+  std::string shape_class, shape;  // the class, and the shape it was tuned on ("4096x4096x4096")
+  double gflops = 0, median_ms = 0;
+  std::string strategy;
+  int evaluated = 0;
+  double search_s = 0;
+  std::string date, commit;
+};
+
+class TuningDb {
+ public:
+  TuningDb() = default;
+  // Reads `file`. A missing file is an empty database; a corrupt one, or one of another format,
+  // is ignored: `problem()` then says why in one line. Never throws.
+  static TuningDb load(const std::filesystem::path& file);
+  static TuningDb parse(const std::string& text, const std::string& name);
+  const std::string& problem() const { return problem_; }
+
+  const std::vector<TuningEntry>& entries() const { return entries_; }
+  // Adds or replaces the entry of the same GPU, arch, family and class.
+  void put(const TuningEntry& e);
+  // The best entry for the problem on this GPU: its class if any, else the nearest class
+  // of the same operation; `family` empty means any family. Null when nothing matches.
+  const TuningEntry* best(const std::string& gpu, const std::string& arch, const std::string& family,
+                          const Problem& p) const;
+  std::string dump() const;
+  void save(const std::filesystem::path& file) const;  // atomic
+
+ private:
+  std::vector<TuningEntry> entries_;
+  std::string problem_;
+};
+
+// $GEMMLAB_TUNING_DB, else <cache dir>/tuning.json.
+std::filesystem::path default_tuning_db();
+// The table built into the library (src/library/h100_defaults.json).
+const TuningDb& builtin_table();
+
+}  // namespace gemmlab

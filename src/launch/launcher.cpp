@@ -1,0 +1,197 @@
+#include "launch/launcher.hpp"
+
+#include <algorithm>
+
+#include "gemmlab/compile.hpp"
+#include "gemmlab/error.hpp"
+
+namespace gemmlab {
+
+namespace {
+
+// The row-major-C form of a problem: a column-major C is a row-major Cᵀ = op(B)ᵀ·op(A)ᵀ, so the
+// operands trade places (and M with N); families only ever see row-major C.
+// GEMV is never swapped: its kernels take any strides of op(A), and x and y are vectors.
+bool swapped(const Problem& p) { return p.layout == Layout::col_major && p.op == Op::gemm; }
+
+Problem canonical(const Problem& p) {
+  if (!swapped(p)) return p;
+  Problem q = p;
+  q.layout = Layout::row_major;
+  std::swap(q.m, q.n);
+  std::swap(q.trans_a, q.trans_b);
+  std::swap(q.lda, q.ldb);
+  return q;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// `a` and `b` are the canonical problem's operands.
+Variant variant_of(const Problem& c, const float* a, const float* b, const float* cptr) {
+  Variant v;
+  if (c.op == Op::gemv) {
+    v.a_k_contig = op_a_strides(c).col == 1;
+    v.b_n_contig = true;
+    v.a_vec = c.lda % 4 == 0 && aligned16(a);
+    v.b_vec = aligned16(b);
+    v.c_vec = aligned16(cptr);
+    return v;
+  }
+  v.a_k_contig = c.trans_a == Trans::no;
+  v.b_n_contig = c.trans_b == Trans::no;
+  v.a_vec = c.lda % 4 == 0 && aligned16(a);
+  v.b_vec = c.ldb % 4 == 0 && aligned16(b);
+  v.c_vec = c.ldc % 4 == 0 && aligned16(cptr);
+  return v;
+}
+
+}  // namespace
+
+void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, float alpha, float beta,
+            cudaStream_t stream) {
+  GemmArgs args = plan.args;
+  args.a = plan.swap_operands ? b : a;
+  args.b = plan.swap_operands ? a : b;
+  args.c = c;
+  args.alpha = alpha;
+  args.beta = beta;
+  void* params[] = {&args};
+  const auto& g = plan.geometry;
+  GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params, g.shared_bytes,
+                                stream));
+  if (plan.reduce) {
+    int splits = plan.splits;
+    void* reduce_params[] = {&args, &splits};
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.reduce), dim3(plan.reduce_blocks), dim3(256),
+                                  reduce_params, 0, stream));
+  }
+}
+
+FamilyLauncher::FamilyLauncher(const KernelFamily& f, ParamValues v) : family_(f), values_(std::move(v)) {}
+
+FamilyLauncher::~FamilyLauncher() {
+  cudaFree(workspace_);
+  cudaFree(counters_);
+}
+
+std::string FamilyLauncher::unsupported(const Problem& p) const {
+  if (p.op != family_.op())
+    return family_.name() + " is a " + to_string(family_.op()) + " family; this is a " + to_string(p.op) + " problem";
+  return family_.unsupported(values_, canonical(p));
+}
+
+size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
+  if (p.op != family_.op()) return 0;
+  auto c = canonical(p);
+  // Before the kernel is loaded the wave is unknown: the family's stand-in decides the splits.
+  int splits = family_.splits(values_, c, 0);
+  size_t floats = splits > 1 ? size_t(splits) * size_t(c.m) * size_t(c.n) : 0;
+  return floats * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
+}
+
+LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b, const float* cptr) {
+  if (!device_) {
+    int dev = 0;
+    GEMMLAB_CUDA(cudaGetDevice(&dev));
+    device_ = query_device(dev);
+    if (device_->arch() < family_.min_arch())
+      throw UsageError(family_.name() + " needs compute capability " + std::to_string(family_.min_arch() / 10) + "." +
+                       std::to_string(family_.min_arch() % 10) + " or newer");
+  }
+  LaunchPlan plan;
+  plan.swap_operands = swapped(p);
+  Problem c = canonical(p);
+  auto g = family_.geometry(values_, c);
+  const Loaded& k = load(variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr), g);
+  last_ = &k;
+  plan.kernel = k.kernel;
+  plan.splits = family_.splits(values_, c, k.blocks_per_sm * device_->sms);
+  g.grid.z = unsigned(plan.splits);
+  plan.geometry = g;
+  auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
+  plan.args = GemmArgs{c.m, c.n, c.k, c.alpha, c.beta, nullptr, sa.row, sa.col, nullptr, sb.row, sb.col,
+                       nullptr, sc.row, sc.col, nullptr, nullptr};
+  if (plan.splits > 1) plan.args.workspace = workspace(size_t(plan.splits) * size_t(c.m) * size_t(c.n));
+  if (long long n = family_.workspace_counters(values_, c); n > 0) plan.args.counters = counters(size_t(n));
+  if (plan.splits > 1 && k.reduce) {
+    plan.reduce = k.reduce;
+    plan.reduce_blocks = unsigned(std::min<long long>((c.m * c.n + 255) / 256, 8ll * device_->sms));
+  }
+  return plan;
+}
+
+nlohmann::json FamilyLauncher::details() const {
+  nlohmann::json j = {{"params", format_params(family_, values_)}};
+  if (last_) {
+    j["registers"] = last_->attrs.numRegs;
+    j["static_smem_bytes"] = last_->attrs.sharedSizeBytes;
+    j["dynamic_smem_bytes"] = last_->dynamic_smem;
+    j["local_bytes"] = last_->attrs.localSizeBytes;
+    j["occupancy"] = last_->occupancy;
+    j["binary"] = last_->module.origin();
+  }
+  return j;
+}
+
+FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeometry& g) {
+  auto defines = compile_defines(family_, values_, v);
+  std::string key;
+  for (auto& d : defines) key += d + " ";
+  auto it = loaded_.find(key);
+  if (it == loaded_.end()) {
+    Loaded k{Module(family_.name(), family_.source(), defines, arch_name(device_->cc_major, device_->cc_minor))};
+    k.kernel = k.module.kernel(family_.entry());
+    if (!family_.reduce_entry().empty()) k.reduce = k.module.kernel(family_.reduce_entry());
+    GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, reinterpret_cast<const void*>(k.kernel)));
+    it = loaded_.emplace(key, std::move(k)).first;
+  }
+  fit_shared(it->second, g);
+  return it->second;
+}
+
+// Dynamic shared memory may depend on the problem (a GEMV's staged x): check it against the
+// device, opt in above 48 KB, and keep the occupancy of the latest geometry.
+void FamilyLauncher::fit_shared(Loaded& k, const LaunchGeometry& g) {
+  if (g.shared_bytes == k.dynamic_smem && k.occupancy > 0) return;
+  if (g.shared_bytes + k.attrs.sharedSizeBytes > device_->smem_per_block_optin)
+    throw UsageError(family_.name() + " " + format_params(family_, values_) + " needs " +
+                     std::to_string((g.shared_bytes + k.attrs.sharedSizeBytes + 1023) / 1024) +
+                     " KB of shared memory, over the " + std::to_string(device_->smem_per_block_optin / 1024) +
+                     " KB this GPU gives a block");
+  if (g.shared_bytes > size_t(kStaticSharedLimit) && g.shared_bytes > k.opted_in) {  // above 48 KB a kernel must opt in
+    GEMMLAB_CUDA(cudaKernelSetAttributeForDevice(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 int(g.shared_bytes), device_->ordinal));
+    k.opted_in = g.shared_bytes;
+  }
+  int threads = int(g.block.x * g.block.y * g.block.z), blocks = 0;
+  GEMMLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(k.kernel), threads,
+                                                             g.shared_bytes));
+  k.dynamic_smem = g.shared_bytes;
+  k.blocks_per_sm = blocks;
+  k.occupancy = double(blocks * threads) / device_->max_threads_per_sm;
+}
+
+// Split partial sums; grows to the largest problem seen, kept between calls.
+float* FamilyLauncher::workspace(size_t floats) {
+  if (floats > workspace_floats_) {
+    GEMMLAB_CUDA(cudaFree(workspace_));
+    workspace_ = nullptr;
+    GEMMLAB_CUDA(cudaMalloc(&workspace_, floats * sizeof(float)));
+    workspace_floats_ = floats;
+  }
+  return workspace_;
+}
+
+// Arrival counters: zeroed when (re)allocated, and every kernel leaves them zero.
+unsigned* FamilyLauncher::counters(size_t n) {
+  if (n > counters_n_) {
+    GEMMLAB_CUDA(cudaFree(counters_));
+    counters_ = nullptr;
+    GEMMLAB_CUDA(cudaMalloc(&counters_, n * sizeof(unsigned)));
+    GEMMLAB_CUDA(cudaMemset(counters_, 0, n * sizeof(unsigned)));
+    counters_n_ = n;
+  }
+  return counters_;
+}
+
+}  // namespace gemmlab

@@ -1,0 +1,83 @@
+#pragma once
+// A kernel family at one parameter point, ready to launch on the current GPU: it compiles (or
+// finds ahead-of-time binaries for) the variants a call needs, and turns a problem into a plan,
+// everything about a launch except the operand pointers and alpha/beta. Planning is the slow part
+// (strings, maps, occupancy queries); launching a plan is a few stores and cudaLaunchKernel, so
+// callers that see the same shape again (the library) keep plans.
+#include <map>
+#include <optional>
+#include <string>
+
+#include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
+
+#include "gemmlab/device.hpp"
+#include "gemmlab/family.hpp"
+#include "gemmlab/module.hpp"
+#include "gemmlab/problem.hpp"
+#include "kernels/gemm_args.h"
+
+namespace gemmlab {
+
+struct Operands;
+
+struct LaunchPlan {
+  cudaKernel_t kernel = nullptr;
+  cudaKernel_t reduce = nullptr;  // split-K's second step, when the family has one
+  LaunchGeometry geometry;        // gridDim.z = splits
+  int splits = 1;
+  unsigned reduce_blocks = 0;
+  bool swap_operands = false;  // a column-major C runs as the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ
+  GemmArgs args{};             // strides, sizes, workspace, counters; pointers and alpha/beta per call
+};
+
+// Enqueues the plan with these operands and scalars.
+void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, float alpha, float beta,
+            cudaStream_t stream);
+
+class FamilyLauncher {
+ public:
+  FamilyLauncher(const KernelFamily& f, ParamValues v);
+  ~FamilyLauncher();
+  FamilyLauncher(const FamilyLauncher&) = delete;
+  FamilyLauncher& operator=(const FamilyLauncher&) = delete;
+
+  const KernelFamily& family() const { return family_; }
+  const ParamValues& values() const { return values_; }
+  std::string unsupported(const Problem& p) const;
+  size_t workspace_bytes(const Problem& p) const;
+  // The plan for this problem with operands at these addresses (their 16-byte alignment selects
+  // the variant). Compiles or loads on first use of a variant; throws UsageError when the
+  // configuration does not fit this GPU.
+  LaunchPlan plan(const Problem& p, const float* a, const float* b, const float* c);
+  // Registers, shared memory, spills, occupancy of the latest planned variant.
+  nlohmann::json details() const;
+
+ private:
+  struct Loaded {
+    Module module;
+    cudaKernel_t kernel = nullptr;
+    cudaKernel_t reduce = nullptr;
+    cudaFuncAttributes attrs{};
+    size_t dynamic_smem = 0;  // of the latest geometry
+    size_t opted_in = 0;
+    double occupancy = 0;  // resident warps / the SM's maximum
+    int blocks_per_sm = 0;
+  };
+  Loaded& load(const Variant& v, const LaunchGeometry& g);
+  void fit_shared(Loaded& k, const LaunchGeometry& g);
+  float* workspace(size_t floats);
+  unsigned* counters(size_t n);
+
+  const KernelFamily& family_;
+  ParamValues values_;
+  std::optional<DeviceInfo> device_;
+  std::map<std::string, Loaded> loaded_;
+  const Loaded* last_ = nullptr;
+  float* workspace_ = nullptr;
+  size_t workspace_floats_ = 0;
+  unsigned* counters_ = nullptr;
+  size_t counters_n_ = 0;
+};
+
+}  // namespace gemmlab
