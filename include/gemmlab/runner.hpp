@@ -47,5 +47,7 @@ class GemmRunner {
 std::unique_ptr<GemmRunner> make_family_runner(const KernelFamily& f, const ParamValues& v);
 std::unique_ptr<GemmRunner> make_cublas_runner(Precision p);
 std::unique_ptr<GemmRunner> make_openblas_runner();
+// gemmlab::sgemm / sgemv, the library call, with the configuration it picks.
+std::unique_ptr<GemmRunner> make_library_runner();
 
 }  // namespace gemmlab

@@ -54,6 +54,14 @@ class TuningDb {
   std::string problem_;
 };
 
+// The configuration a family should use for a problem on this GPU: the database's entry for the
+// family, else the built-in table's, else the family defaults; `source` says which.
+struct Tuned {
+  std::string params, source;
+};
+Tuned tuned_params(const std::string& family, const Problem& p, const std::string& gpu, const std::string& arch,
+                   const TuningDb& db);
+
 // $GEMMLAB_TUNING_DB, else <cache dir>/tuning.json.
 std::filesystem::path default_tuning_db();
 // The table built into the library (src/library/h100_defaults.json).

@@ -13,7 +13,7 @@ namespace gemmlab {
 
 namespace {
 
-constexpr const char* kBaselines[] = {"cublas", "cublas-tf32", "openblas"};
+constexpr const char* kBaselines[] = {"cublas", "cublas-tf32", "openblas", "gemmlab"};
 
 // One problem's buffers on the device and their host copies.
 class Workspace {
@@ -93,6 +93,7 @@ std::unique_ptr<GemmRunner> make_runner(const KernelSpec& k) {
   if (k.family) return make_family_runner(*k.family, k.params);
   if (k.name == "cublas") return make_cublas_runner(Precision::fp32);
   if (k.name == "cublas-tf32") return make_cublas_runner(Precision::tf32);
+  if (k.name == "gemmlab") return make_library_runner();
   return make_openblas_runner();
 }
 

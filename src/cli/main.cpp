@@ -2,6 +2,7 @@
 // 3 no CUDA device, 4 a CUDA/library/I-O failure.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -14,7 +15,11 @@
 #include "gemmlab/error.hpp"
 #include "gemmlab/family.hpp"
 #include "gemmlab/files.hpp"
+#include "gemmlab/report.hpp"
 #include "gemmlab/results.hpp"
+#include "gemmlab/sweep.hpp"
+#include "gemmlab/tuner.hpp"
+#include "gemmlab/tuning.hpp"
 
 using namespace gemmlab;
 
@@ -71,7 +76,7 @@ void print_kernels() {
     std::printf("  search space: %zu configurations\n", f->search_space().size());
   }
   std::printf("baselines: cublas (cuBLAS SGEMM, FP32), cublas-tf32 (TF32 tensor cores, lower precision), "
-              "openblas (host, all cores)\n");
+              "openblas (host, all cores), gemmlab (the library call, which picks its configuration)\n");
 }
 
 void check_output_path(const std::string& path) {
@@ -154,6 +159,52 @@ int main(int argc, char** argv) {
   bench->add_option("--csv", csv, "write the results as CSV");
   bench->add_option("--json", json, "write the results as JSON");
 
+  auto* sweep = app.add_subcommand("sweep", "run every point of an experiment file (resumable, each point isolated)");
+  std::string sweep_file, sweep_out;
+  bool sweep_fresh = false, sweep_worker_mode = false;
+  double point_timeout = 300;
+  sweep->add_option("file", sweep_file, "the experiment (JSON; see docs/experiments.md)")->required();
+  sweep->add_option("--out", sweep_out, "output folder (default: results/<experiment name>)");
+  sweep->add_flag("--fresh", sweep_fresh, "discard earlier results in the folder instead of resuming");
+  sweep->add_option("--point-timeout", point_timeout, "seconds one point may run before it is recorded as timed out")
+      ->default_val(300)->check(CLI::PositiveNumber);
+  sweep->add_flag("--worker", sweep_worker_mode, "internal: run points in this process")->group("");
+
+  auto* tune_cmd = app.add_subcommand("tune", "search a family's space for one problem; record the best in the tuning database");
+  std::string tune_kernel, tune_size, strategy = "anneal", db_path;
+  double budget = 0;
+  uint64_t tune_seed = 1;
+  std::string tune_json;
+  int tune_samples = 5;
+  double tune_max_time = 0.3;
+  tune_cmd->add_option("--kernel", tune_kernel, "the kernel family")->required();
+  tune_cmd->add_option("--size", tune_size, "M,N,K (or MxNxK, or S); gemv: R,C")->required();
+  tune_cmd->add_option("--op", op_name, "gemm or gemv")->default_val("gemm");
+  tune_cmd->add_option("--layout", layout, "row or col")->default_val("row");
+  tune_cmd->add_option("--trans", trans_a, "n or t (A; gemv: y = A^T x)")->default_val("n");
+  tune_cmd->add_option("--budget", budget, "seconds the search may take (random and anneal need it)")
+      ->check(CLI::NonNegativeNumber);
+  tune_cmd->add_option("--strategy", strategy, "exhaustive, random or anneal")->default_val("anneal");
+  tune_cmd->add_option("--seed", tune_seed, "random seed (inputs, search order)")->default_val(1);
+  tune_cmd->add_option("--db", db_path, "the tuning database (default: $GEMMLAB_TUNING_DB or ~/.cache/gemmlab/tuning.json)");
+  tune_cmd->add_option("--json", tune_json, "write every trial and the best as JSON");
+  tune_cmd->add_option("--min-samples", tune_samples, "samples per configuration")->default_val(5)->check(CLI::PositiveNumber);
+  tune_cmd->add_option("--max-time", tune_max_time, "seconds of timing per configuration at most")->default_val(0.3)
+      ->check(CLI::PositiveNumber);
+
+  auto* plot_cmd = app.add_subcommand("plot", "draw plots and README.md from saved results (no GPU needed)");
+  std::vector<std::string> plot_files;
+  std::string plot_out, plot_title = "gemmlab results";
+  plot_cmd->add_option("results", plot_files, "results files (bench --json, sweep results.json)")->required();
+  plot_cmd->add_option("--out", plot_out, "output folder")->required();
+  plot_cmd->add_option("--title", plot_title, "title of README.md")->default_val("gemmlab results");
+
+  auto* report_cmd = app.add_subcommand("report", "the default suite on GPU 0: tables and plots of this GPU in one folder");
+  std::string report_out = "gemmlab-report";
+  bool quick = false;
+  report_cmd->add_option("--out", report_out, "output folder")->default_val("gemmlab-report");
+  report_cmd->add_flag("--quick", quick, "fewer sizes (about a minute)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -176,11 +227,87 @@ int main(int argc, char** argv) {
       print_kernels();
       return kExitOk;
     }
+    std::string cmd = "gemmlab";
+    for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
+    // Workers and the report start this same program again.
+    std::error_code ec;
+    std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (self.empty()) self = argv[0];
+
+    if (sweep->parsed()) {
+      SweepOptions so;
+      so.file = sweep_file;
+      so.fresh = sweep_fresh;
+      so.point_timeout_s = point_timeout;
+      so.executable = self;
+      so.command_line = cmd;
+      if (sweep_out.empty()) so.out = std::filesystem::path("results") / load_experiment(sweep_file).name;
+      else so.out = sweep_out;
+      if (sweep_worker_mode) return sweep_worker(so);
+      auto s = run_sweep(so, std::cout);
+      std::printf("%d points: %d ok, %d failed verification, %d invalid, %d unsupported, %d errors -> %s\n", s.points,
+                  s.ok, s.failed, s.invalid, s.unsupported, s.errors, (so.out / "results.json").c_str());
+      return s.failed ? kExitVerifyFailed : kExitOk;
+    }
+    if (tune_cmd->parsed()) {
+      TuneOptions to;
+      to.family = tune_kernel;
+      Op op = parse_op(op_name);
+      auto sz = tune_size;
+      std::replace(sz.begin(), sz.end(), ',', 'x');
+      std::vector<int64_t> shape;
+      try {
+        shape = parse_shape(sz, op);
+      } catch (const UsageError& e) {
+        throw UsageError(std::string("--size: ") + e.what());
+      }
+      Problem p;
+      if (op == Op::gemv) {
+        p = Problem::gemv(shape[0], shape[1], parse_layout(layout), parse_trans(trans_a));
+      } else {
+        p.m = shape[0], p.n = shape[1], p.k = shape[2];
+        p.layout = parse_layout(layout);
+        p.trans_a = parse_trans(trans_a);
+      }
+      to.problem = normalized(p);
+      to.strategy = parse_strategy(strategy);
+      to.budget_s = budget;
+      to.seed = tune_seed;
+      to.db = db_path.empty() ? default_tuning_db() : std::filesystem::path(db_path);
+      to.timing.min_samples = tune_samples;
+      to.timing.max_time_s = tune_max_time;
+      to.timing.min_time_s = 0;
+      to.command_line = cmd;
+      check_output_path(tune_json);
+      auto r = tune(to, std::cout);
+      if (!tune_json.empty()) write_file_atomic(tune_json, r.to_json().dump(1) + "\n");
+      auto* b = r.best();
+      if (!b) {
+        std::fprintf(stderr, "gemmlab: no configuration of %s passed on this problem\n", tune_kernel.c_str());
+        return kExitVerifyFailed;
+      }
+      std::printf("best of %zu/%d configurations in %.1f s: %s, %.4f ms, %.1f GFLOP/s -> %s (class %s)\n",
+                  r.trials.size(), r.space, r.elapsed_s, b->params.c_str(), b->median_ms, b->gflops, to.db.c_str(),
+                  shape_class(to.problem).c_str());
+      return kExitOk;
+    }
+    if (plot_cmd->parsed()) {
+      std::vector<std::filesystem::path> files(plot_files.begin(), plot_files.end());
+      plot_results(files, plot_out, plot_title);
+      return kExitOk;
+    }
+    if (report_cmd->parsed()) {
+      if (device_count() == 0) throw NoDeviceError();
+      ReportOptions ro;
+      ro.out = report_out;
+      ro.quick = quick;
+      ro.executable = self;
+      ro.command_line = cmd;
+      return run_report(ro, std::cout) ? kExitOk : kExitVerifyFailed;
+    }
 
     // Everything the user typed is checked before the GPU is touched.
     BenchOptions o;
-    std::string cmd = "gemmlab";
-    for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
     o.command_line = cmd;
     o.dist = parse_distribution(dist);
     o.seed = seed;

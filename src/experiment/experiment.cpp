@@ -211,7 +211,7 @@ std::vector<GridPoint> expand_grid(const json& grid, const std::string& where) {
   return points;
 }
 
-const std::set<std::string> kBaselines = {"cublas", "cublas-tf32", "openblas"};
+const std::set<std::string> kBaselines = {"cublas", "cublas-tf32", "openblas", "gemmlab"};
 
 void add_family_point(Experiment& e, const KernelFamily& f, const std::string& params, const std::string& label,
                       int64_t max_size) {
@@ -244,7 +244,7 @@ void parse_kernel(Experiment& e, const json& entry, const std::string& where) {
   std::string label = entry.value("label", std::string());
   if (entry.contains("kernel")) {
     auto name = entry["kernel"].get<std::string>();
-    if (!kBaselines.count(name)) bad(where, "'kernel' names a baseline (cublas, cublas-tf32, openblas); use 'family'");
+    if (!kBaselines.count(name)) bad(where, "'kernel' names a baseline (cublas, cublas-tf32, openblas, gemmlab); use 'family'");
     e.kernels.push_back({name, nullptr, "", label.empty() ? name : label, {}, max_size});
     return;
   }
@@ -362,7 +362,7 @@ Experiment parse_experiment(const json& spec, const std::string& name) {
   if (!spec.is_object()) throw UsageError("an experiment is a JSON object");
   static const std::set<std::string> known = {"name", "title", "description", "op", "sizes", "layouts", "trans_a",
                                               "trans_b", "alpha", "beta", "distribution", "seed", "timing", "kernels",
-                                              "averaging", "table", "plots"};
+                                              "averaging", "table", "plots", "quick"};
   for (auto& [k, v] : spec.items())
     if (!known.count(k)) bad(k, "unknown field");
   Experiment e;

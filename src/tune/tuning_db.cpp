@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gemmlab/error.hpp"
+#include "gemmlab/family.hpp"
 #include "gemmlab/files.hpp"
 
 namespace gemmlab::embedded {
@@ -149,6 +150,18 @@ std::string TuningDb::dump() const {
 void TuningDb::save(const std::filesystem::path& file) const {
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
   write_file_atomic(file, dump());
+}
+
+Tuned tuned_params(const std::string& family, const Problem& p, const std::string& gpu, const std::string& arch,
+                   const TuningDb& db) {
+  const KernelFamily* f = find_family(family);
+  if (!f) throw UsageError("unknown family '" + family + "'");
+  auto fits = [&](const TuningEntry* e) {
+    return e && accepts(*f, e->params) && f->unsupported(parse_params(*f, e->params), p).empty();
+  };
+  if (auto* e = db.best(gpu, arch, family, p); fits(e)) return {e->params, "tuning database"};
+  if (auto* e = builtin_table().best(gpu, arch, family, p); fits(e)) return {e->params, "built-in table"};
+  return {format_params(*f, parse_params(*f, "")), "defaults"};
 }
 
 std::filesystem::path default_tuning_db() {

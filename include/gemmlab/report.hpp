@@ -1,0 +1,37 @@
+#pragma once
+// `gemmlab plot` and `gemmlab report`: plots and the report page, drawn by src/report/plot.py
+// (python3 with matplotlib), which is built into the binary.
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gemmlab {
+
+// Draws DIR/*.png and DIR/README.md from results files. Throws RuntimeError when no python3 with
+// matplotlib is found, UsageError for a file that is not gemmlab results.
+void plot_results(const std::vector<std::filesystem::path>& results, const std::filesystem::path& out,
+                  const std::string& title, const std::string& intro_markdown = "");
+
+struct ReportOptions {
+  std::filesystem::path out = "gemmlab-report";
+  bool quick = false;
+  std::string executable;  // this program, for the sweep workers
+  std::string command_line;
+};
+
+// The report's experiments (experiments/report/*.json, built in), by name.
+std::vector<std::pair<std::string, nlohmann::json>> report_experiments(bool quick);
+
+// Runs the report's experiments as sweeps in OUT/<name>/ (resumable), measures the library's host
+// overhead per call, and writes OUT/README.md with tables and OUT/*.png. Returns false when a
+// kernel failed verification.
+bool run_report(const ReportOptions& o, std::ostream& progress);
+
+// Host time of one gemmlab::sgemm call and one cublasSgemm call on a small problem (µs, median of
+// batches), measured after the first call.
+nlohmann::json measure_call_overhead();
+
+}  // namespace gemmlab

@@ -1,0 +1,57 @@
+#pragma once
+// `gemmlab tune`: searches a family's space for one problem, under a time budget, and records the
+// best configuration in the tuning database.
+//   exhaustive: every configuration of the search space, in order;
+//   random:     configurations in a seeded random order until the budget is spent;
+//   anneal:     simulated annealing from a random configuration over neighbours (configurations that
+//               differ in one parameter), on log(time), the temperature falling linearly to zero
+//               at the end of the budget; no configuration is measured twice.
+// Every configuration tried is verified; a wrong one is never chosen.
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gemmlab/problem.hpp"
+#include "gemmlab/timing.hpp"
+
+namespace gemmlab {
+
+enum class Strategy { exhaustive, random, anneal };
+Strategy parse_strategy(const std::string& s);
+std::string to_string(Strategy s);
+
+struct TuneOptions {
+  std::string family;
+  Problem problem;             // normalized
+  double budget_s = 0;         // 0: no limit (exhaustive); random and anneal need one
+  Strategy strategy = Strategy::anneal;
+  uint64_t seed = 1;
+  std::filesystem::path db;    // the tuning database to update; empty: do not write one
+  TimingOptions timing;
+  std::string command_line;
+};
+
+struct Trial {
+  std::string params;
+  std::string status;  // ok | failed | unsupported: ... | error: ...
+  double median_ms = 0, gflops = 0;
+  double at_s = 0;     // search time when it finished
+};
+
+struct TuneResult {
+  nlohmann::json metadata;
+  std::vector<Trial> trials;
+  int space = 0;
+  double elapsed_s = 0;
+  const Trial* best() const;  // the fastest verified trial; null when none passed
+  nlohmann::ordered_json to_json() const;
+};
+
+// Throws UsageError for an unknown family, a problem of the other operation or a strategy that
+// needs a budget without one.
+TuneResult tune(const TuneOptions& o, std::ostream& log);
+
+}  // namespace gemmlab

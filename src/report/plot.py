@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""gemmlab's plots and report page, drawn from saved results (no GPU needed).
+
+    plot.py --out DIR [--title TITLE] RESULTS.json...
+
+Each results file is what `gemmlab bench --json` or `gemmlab sweep` wrote. A sweep's file carries
+its experiment, whose "plots" list says what to draw; a file without one gets the default plots of
+its content. Writes DIR/<name>-<plot>.png and DIR/README.md (tables and the plots)."""
+import argparse
+import json
+import math
+import os
+import re
+import sys
+from collections import OrderedDict, defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def fail(msg):
+    print("gemmlab plot: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s: %s" % (path, e))
+    if not isinstance(data, dict) or "results" not in data or "metadata" not in data:
+        fail("%s is not a gemmlab results file (no metadata and results)" % path)
+    return data
+
+
+def params_of(r):
+    return (r.get("details") or {}).get("params", "") or ""
+
+
+def label_of(r):
+    d = r.get("details") or {}
+    label = d.get("label") or r["kernel"]
+    return label
+
+
+def series_name(r, rows):
+    """The label; when one label has several configurations, with the parameters that differ."""
+    label = label_of(r)
+    configs = [param_dict(x) for x in rows if label_of(x) == label and params_of(x)]
+    if len({params_of(x) for x in rows if label_of(x) == label}) <= 1 or not params_of(r):
+        return label
+    mine = param_dict(r)
+    differ = [k for k in mine if any(c.get(k) != mine[k] for c in configs)]
+    return label + " " + ",".join("%s=%s" % (k, mine[k]) for k in differ)
+
+
+def param_dict(r):
+    out = {}
+    for part in params_of(r).split(","):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def size_of(r):
+    if r.get("op") == "gemv":
+        return "%dx%d %s%s" % (r["m"], r["k"], r["layout"], "T" if r["trans_a"] == "t" else "")
+    if r["m"] == r["n"] == r["k"]:
+        return str(r["m"])
+    return "%dx%dx%d" % (r["m"], r["n"], r["k"])
+
+
+def product(v):
+    p = 1
+    for x in re.findall(r"\d+", v):
+        p *= int(x)
+    return p
+
+
+def ok(rows):
+    return [r for r in rows if r.get("status") == "ok" and r.get("median_ms", 0) > 0]
+
+
+def metric_label(y):
+    return {"gflops": "GFLOP/s", "gbps": "GB/s", "x_cublas": "x cuBLAS (time ratio)", "pct_peak": "% of peak",
+            "median_ms": "ms"}.get(y, y)
+
+
+def x_value(r, x):
+    if x in ("n", "m", "k"):
+        return r[x]
+    if x == "size":
+        return max(r["m"], r["n"], r["k"])
+    return r.get(x)
+
+
+def plot_line(rows, spec, path, title):
+    x, y = spec.get("x", "n"), spec.get("y", "gflops")
+    series = OrderedDict()
+    for r in ok(rows):
+        if y == "x_cublas" and r["kernel"] == "cublas":
+            continue
+        series.setdefault(series_name(r, rows), []).append((x_value(r, x), r.get(y, 0)))
+    if not series:
+        return False
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    dense = max(len(v) for v in series.values()) > 30
+    colors = plt.get_cmap("tab20").colors
+    for i, (name, pts) in enumerate(series.items()):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], ["-", "--", ":"][i // 10 % 3] + ("" if dense else "o"),
+                color=colors[i * 2 % 20 + i // 10 % 2], label=name, markersize=3, linewidth=1.2)
+    xs = [p[0] for pts in series.values() for p in pts]
+    if spec.get("logx", max(xs) > 4 * min(xs)):
+        ax.set_xscale("log", base=2)
+    if y == "x_cublas":
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.set_xlabel(spec.get("xlabel", x))
+    ax.set_ylabel(metric_label(y))
+    ax.set_title(spec.get("title", title))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, ncol=2 if len(series) > 6 else 1)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def plot_heatmap(rows, spec, path, title):
+    x, y, value = spec.get("x", "vpt"), spec.get("y", "block"), spec.get("value", "gflops")
+    cells = {}
+    for r in ok(rows):
+        if r["kernel"] in ("cublas", "cublas-tf32", "openblas", "gemmlab"):
+            continue
+        p = param_dict(r)
+        if x not in p or y not in p:
+            continue
+        key = (p[x], p[y])
+        v = r.get(value, (r.get("details") or {}).get(value, 0))
+        cells[key] = max(cells.get(key, 0), v)
+    if not cells:
+        return False
+    xs = sorted({k[0] for k in cells}, key=lambda v: (product(v), v))
+    ys = sorted({k[1] for k in cells}, key=lambda v: (product(v), v))
+    grid = [[cells.get((xv, yv), float("nan")) for xv in xs] for yv in ys]
+    fig, ax = plt.subplots(figsize=(1.1 * len(xs) + 3, 0.6 * len(ys) + 2.5))
+    im = ax.imshow(grid, cmap="viridis", aspect="auto", origin="lower")
+    ax.set_xticks(range(len(xs)))
+    ax.set_xticklabels(["%s (%d)" % (v, product(v)) for v in xs], rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(ys)))
+    ax.set_yticklabels(["%s (%d)" % (v, product(v)) for v in ys], fontsize=8)
+    ax.set_xlabel(spec.get("xlabel", x))
+    ax.set_ylabel(spec.get("ylabel", y))
+    finite = [v for row in grid for v in row if not math.isnan(v)]
+    top = max(finite) if finite else 1
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            ax.text(j, i, "-" if math.isnan(v) else ("%.0f" % v if top > 10 else "%.2f" % v), ha="center", va="center", fontsize=7,
+                    color="white" if not math.isnan(v) and v < 0.6 * top else "black")
+    fig.colorbar(im, ax=ax, label=metric_label(value))
+    ax.set_title(spec.get("title", title))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def plot_bar(rows, spec, path, title, ceilings):
+    """Groups of bars, one group per problem size, one bar per label (its best configuration)."""
+    y = spec.get("y", "gflops")
+    good = ok(rows)
+    if not good:
+        return False
+    best = OrderedDict()
+    for r in good:
+        key = (size_of(r), label_of(r))
+        if key not in best or r.get(y, 0) > best[key].get(y, 0):
+            best[key] = r
+    sizes = list(OrderedDict.fromkeys(k[0] for k in best))
+    names = list(OrderedDict.fromkeys(k[1] for k in best))
+    fig, ax = plt.subplots(figsize=(min(24, max(8, 0.35 * len(names) * len(sizes) + 3)), 5.5))
+    width = 0.8 / max(1, len(names))
+    colors = plt.get_cmap("tab20").colors
+    for ni, n in enumerate(names):
+        xs = [si + ni * width for si in range(len(sizes))]
+        vals = [best[(s, n)].get(y, 0) if (s, n) in best else 0 for s in sizes]
+        bars = ax.bar(xs, vals, width, label=n, color=colors[ni * 2 % 20 + ni // 10 % 2])
+        for b, v in zip(bars, vals):
+            if v:
+                ax.text(b.get_x() + b.get_width() / 2, b.get_height(), "%.0f" % v, ha="center", va="bottom",
+                        fontsize=6, rotation=90)
+    ax.set_xticks([si + width * (len(names) - 1) / 2 for si in range(len(sizes))])
+    ax.set_xticklabels(sizes, rotation=20, ha="right", fontsize=8)
+    ceiling = spec.get("ceiling")
+    if ceiling == "copy" and ceilings.get("copy_gbps"):
+        ax.axhline(ceilings["copy_gbps"], color="red", linestyle="--", label="measured copy %.0f GB/s" % ceilings["copy_gbps"])
+    if ceiling == "ffma" and ceilings.get("ffma_tflops"):
+        ax.axhline(ceilings["ffma_tflops"] * 1e3, color="red", linestyle="--",
+                   label="measured FFMA %.1f TFLOP/s" % ceilings["ffma_tflops"])
+    if spec.get("logy"):
+        ax.set_yscale("log")
+    ax.set_ylabel(metric_label(y))
+    ax.set_title(spec.get("title", title))
+    ax.legend(fontsize=7, ncol=2 if len(names) > 8 else 1)
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def default_plots(rows):
+    gemm = [r for r in rows if r.get("op", "gemm") == "gemm"]
+    gemv = [r for r in rows if r.get("op") == "gemv"]
+    plots = []
+    if gemm:
+        if len({size_of(r) for r in gemm}) > 1:
+            plots.append({"kind": "line", "name": "gflops", "x": "n", "y": "gflops", "title": "GFLOP/s against N"})
+            plots.append({"kind": "line", "name": "x-cublas", "x": "n", "y": "x_cublas", "title": "time ratio to cuBLAS"})
+        else:
+            plots.append({"kind": "bar", "name": "gflops", "y": "gflops", "title": "GFLOP/s", "ceiling": "ffma"})
+    if gemv:
+        plots.append({"kind": "bar", "name": "gemv-bandwidth", "y": "gbps", "ceiling": "copy",
+                      "title": "GEMV bandwidth against the measured copy ceiling"})
+    return plots
+
+
+def fmt(v, digits=1):
+    if isinstance(v, float):
+        return ("%." + str(digits) + "f") % v
+    return str(v)
+
+
+def table(rows, gemv):
+    """Markdown rows: a pivot (sizes x kernels) when there are many sizes and few kernels, else flat."""
+    metric = "gbps" if gemv else "gflops"
+    unit = "GB/s" if gemv else "GFLOP/s"
+    sizes = list(OrderedDict.fromkeys(size_of(r) for r in rows))
+    names = list(OrderedDict.fromkeys(series_name(r, rows) for r in rows))
+    lines = []
+    if len(sizes) > 1 and len(names) <= 10:
+        lines.append("%s by size; x cuBLAS in brackets (cuBLAS time / this time, same run)\n" % unit)
+        lines.append("| size | " + " | ".join(names) + " |")
+        lines.append("|---" * (len(names) + 1) + "|")
+        cell = {(size_of(r), series_name(r, rows)): r for r in rows}
+        for s in sizes:
+            out = []
+            for n in names:
+                r = cell.get((s, n))
+                if r is None:
+                    out.append("")
+                elif r.get("status") != "ok":
+                    out.append(r.get("status", "")[:30])
+                else:
+                    out.append("%.0f (%.2f)" % (r[metric], r.get("x_cublas", 0)))
+            lines.append("| %s | %s |" % (s, " | ".join(out)))
+        return "\n".join(lines) + "\n"
+    ranked = sorted(rows, key=lambda r: (r.get("status") != "ok", -r.get(metric, 0)))
+    shown = ranked[:40]
+    lines.append("| kernel | configuration | size | ms | %s | %% peak | x cuBLAS | status |" % unit)
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for r in shown:
+        good = r.get("status") == "ok"
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            label_of(r), params_of(r), size_of(r), fmt(r.get("median_ms", 0), 4) if good else "",
+            fmt(r.get(metric, 0)) if good else "", fmt(r.get("pct_peak", 0)) if good else "",
+            fmt(r.get("x_cublas", 0), 3) if good else "", r.get("status", "")))
+    if len(ranked) > len(shown):
+        lines.append("\n(%d more rows in the results file)" % (len(ranked) - len(shown)))
+    return "\n".join(lines) + "\n"
+
+
+def describe_run(meta):
+    gpu = meta.get("gpu", {})
+    c = meta.get("ceilings", {})
+    sw = meta.get("software", {})
+    return ("%s (%s SMs, cc %s); measured FFMA %.1f TFLOP/s, copy %.0f GB/s; CUDA %s, cuBLAS %s; gemmlab %s, %s" % (
+        gpu.get("name", "?"), gpu.get("sms", "?"), gpu.get("compute_capability", "?"), c.get("ffma_tflops", 0),
+        c.get("copy_gbps", 0), sw.get("runtime_cuda", "?"), sw.get("cublas", "?"), meta.get("gemmlab_commit", "?"),
+        meta.get("date", "?")))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--title", default="gemmlab results")
+    ap.add_argument("--intro", default="", help="a markdown file to put after the title")
+    ap.add_argument("results", nargs="+")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    md = ["# " + a.title, ""]
+    if a.intro:
+        with open(a.intro) as f:
+            md += [f.read(), ""]
+    drawn = 0
+    for path in a.results:
+        data = load(path)
+        meta, rows = data["metadata"], data["results"]
+        exp = meta.get("experiment") or {}
+        name = exp.get("name") or os.path.splitext(os.path.basename(path))[0]
+        if name == "results":
+            name = os.path.basename(os.path.dirname(os.path.abspath(path)))
+        md += ["## " + exp.get("title", name), ""]
+        if exp.get("description"):
+            md += [exp["description"], ""]
+        md += ["Run: " + describe_run(meta) + ". Source: `%s`." % path, ""]
+        if not rows:
+            md += ["(no results)", ""]
+            continue
+        for spec in exp.get("plots") or default_plots(rows):
+            kind = spec.get("kind", "line")
+            subset = rows
+            if "op" in spec:
+                subset = [r for r in rows if r.get("op", "gemm") == spec["op"]]
+            png = "%s-%s.png" % (name, spec.get("name", kind))
+            out = os.path.join(a.out, png)
+            title = spec.get("title", name)
+            if kind == "line":
+                made = plot_line(subset, spec, out, title)
+            elif kind == "heatmap":
+                made = plot_heatmap(subset, spec, out, title)
+            elif kind == "bar":
+                made = plot_bar(subset, spec, out, title, meta.get("ceilings", {}))
+            else:
+                fail("%s: unknown plot kind '%s' (line, heatmap, bar)" % (path, kind))
+            if made:
+                md += ["![%s](%s)" % (title, png), ""]
+                drawn += 1
+        for op in ("gemm", "gemv"):
+            part = [r for r in rows if r.get("op", "gemm") == op]
+            if part:
+                md += [table(part, op == "gemv"), ""]
+        fails = [r for r in rows if r.get("status") not in ("ok",)]
+        if fails:
+            md += ["%d row(s) are not ok: %s" % (len(fails), "; ".join(sorted({r["status"][:80] for r in fails}))), ""]
+    with open(os.path.join(a.out, "README.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("gemmlab plot: %d plots and README.md in %s" % (drawn, a.out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+#include "gemmlab/tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "gemmlab/bench.hpp"
+#include "gemmlab/ceilings.hpp"
+#include "gemmlab/compile.hpp"
+#include "gemmlab/results.hpp"
+#include "gemmlab/device.hpp"
+#include "gemmlab/error.hpp"
+#include "gemmlab/family.hpp"
+#include "gemmlab/tuning.hpp"
+
+namespace gemmlab {
+
+Strategy parse_strategy(const std::string& s) {
+  if (s == "exhaustive") return Strategy::exhaustive;
+  if (s == "random") return Strategy::random;
+  if (s == "anneal") return Strategy::anneal;
+  throw UsageError("unknown strategy '" + s + "' (exhaustive, random, anneal)");
+}
+
+std::string to_string(Strategy s) {
+  return s == Strategy::exhaustive ? "exhaustive" : s == Strategy::random ? "random" : "anneal";
+}
+
+const Trial* TuneResult::best() const {
+  const Trial* b = nullptr;
+  for (auto& t : trials)
+    if (t.status == "ok" && (!b || t.median_ms < b->median_ms)) b = &t;
+  return b;
+}
+
+nlohmann::ordered_json TuneResult::to_json() const {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (auto& t : trials)
+    rows.push_back({{"params", t.params}, {"status", t.status}, {"median_ms", t.median_ms}, {"gflops", t.gflops},
+                    {"at_s", t.at_s}});
+  nlohmann::ordered_json out = {{"metadata", nlohmann::ordered_json(metadata)},
+                                {"space", space},
+                                {"evaluated", trials.size()},
+                                {"elapsed_s", elapsed_s}};
+  if (auto* b = best()) out["best"] = {{"params", b->params}, {"median_ms", b->median_ms}, {"gflops", b->gflops}, {"at_s", b->at_s}};
+  out["trials"] = rows;
+  return out;
+}
+
+namespace {
+
+// Configurations that differ from `a` in exactly `d` parameters.
+int differences(const ParamValues& a, const ParamValues& b) {
+  int d = 0;
+  for (auto& [k, v] : a) d += b.at(k) != v;
+  return d;
+}
+
+}  // namespace
+
+TuneResult tune(const TuneOptions& o, std::ostream& log) {
+  const KernelFamily* f = find_family(o.family);
+  if (!f) throw UsageError("unknown family '" + o.family + "'");
+  if (f->op() != o.problem.op)
+    throw UsageError(o.family + " is a " + to_string(f->op()) + " family; the problem is a " + to_string(o.problem.op));
+  if (o.strategy != Strategy::exhaustive && o.budget_s <= 0)
+    throw UsageError("--strategy " + to_string(o.strategy) + " needs --budget SECONDS");
+  // A database that cannot be read is left alone, and said so before the search, not after.
+  if (!o.db.empty())
+    if (auto db = TuningDb::load(o.db); !db.problem().empty())
+      throw UsageError(db.problem() + "; move it away or name another with --db");
+  auto space = f->search_space();
+  if (space.empty()) throw UsageError(o.family + " has an empty search space");
+  std::vector<ParamValues> values;
+  for (auto& s : space) values.push_back(parse_params(*f, s));
+
+  auto dev = query_device(0);
+  auto ceil = ceilings(dev, false);
+  TuneResult result;
+  result.space = int(space.size());
+  result.metadata = run_metadata(dev, ceil, o.timing, Distribution::uniform, o.seed, o.command_line);
+  result.metadata["tune"] = {{"family", o.family}, {"problem", describe(o.problem)}, {"strategy", to_string(o.strategy)},
+                             {"budget_s", o.budget_s}, {"space", space.size()}};
+  DeviceTimer timer(dev, o.timing);
+  ProblemSession session(o.problem, Distribution::uniform, o.seed, timer.stream());
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto out_of_time = [&] { return o.budget_s > 0 && elapsed() >= o.budget_s; };
+
+  std::map<size_t, double> measured;  // index → median ms (infinity when it did not pass)
+  auto evaluate = [&](size_t i) {
+    Trial t;
+    t.params = space[i];
+    try {
+      auto runner = make_family_runner(*f, values[i]);
+      auto rec = measure(*runner, session, timer, o.timing, ceil);
+      t.status = rec.status;
+      t.median_ms = rec.timing.ms.median;
+      t.gflops = rec.gflops;
+    } catch (const UsageError& e) {
+      t.status = std::string("unsupported: ") + e.what();
+    } catch (const RuntimeError& e) {
+      t.status = std::string("error: ") + e.what();
+    }
+    t.at_s = elapsed();
+    measured[i] = t.status == "ok" ? t.median_ms : INFINITY;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "[%3zu/%zu %6.1fs] ", result.trials.size() + 1, space.size(), t.at_s);
+    log << buf << t.params << ": ";
+    if (t.status == "ok") log << t.gflops << " GFLOP/s\n";
+    else log << t.status << "\n";
+    log.flush();
+    result.trials.push_back(t);
+    return measured[i];
+  };
+
+  std::mt19937_64 rng(o.seed);
+  std::vector<size_t> order(space.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (o.strategy != Strategy::exhaustive) std::shuffle(order.begin(), order.end(), rng);
+
+  if (o.strategy != Strategy::anneal) {
+    for (size_t i : order) {
+      if (out_of_time()) break;
+      evaluate(i);
+    }
+  } else {
+    // Neighbours differ in one parameter; where a configuration has none in the space, two.
+    auto neighbours = [&](size_t i) {
+      std::vector<size_t> out;
+      for (int d = 1; d <= 2 && out.empty(); ++d)
+        for (size_t j = 0; j < values.size(); ++j)
+          if (j != i && !measured.count(j) && differences(values[i], values[j]) == d) out.push_back(j);
+      return out;
+    };
+    std::uniform_real_distribution<double> uniform(0, 1);
+    size_t current = order[0];
+    double current_ms = evaluate(current);
+    size_t next_fresh = 1;  // the random order, for restarts
+    while (!out_of_time() && measured.size() < space.size()) {
+      auto near = neighbours(current);
+      size_t candidate;
+      if (near.empty()) {  // every neighbour is known: restart from a random unmeasured point
+        while (measured.count(order[next_fresh])) ++next_fresh;
+        candidate = order[next_fresh];
+      } else {
+        candidate = near[std::uniform_int_distribution<size_t>(0, near.size() - 1)(rng)];
+      }
+      double ms = evaluate(candidate);
+      double temperature = 0.1 * std::max(0.0, 1.0 - elapsed() / o.budget_s);
+      bool accept = !std::isinf(ms) &&
+                    (near.empty() || std::isinf(current_ms) || ms <= current_ms ||
+                     (temperature > 0 && uniform(rng) < std::exp(-std::log(ms / current_ms) / temperature)));
+      if (accept) {
+        current = candidate;
+        current_ms = ms;
+      }
+    }
+  }
+  result.elapsed_s = elapsed();
+
+  if (auto* b = result.best(); b && !o.db.empty()) {
+    auto db = TuningDb::load(o.db);
+    TuningEntry e;
+    e.gpu = dev.name;
+    e.arch = arch_name(dev.cc_major, dev.cc_minor);
+    e.family = o.family;
+    e.params = b->params;
+    e.shape_class = shape_class(o.problem);
+    e.shape = std::to_string(o.problem.m) + "x" + std::to_string(o.problem.n) + "x" + std::to_string(o.problem.k);
+    e.gflops = b->gflops;
+    e.median_ms = b->median_ms;
+    e.strategy = to_string(o.strategy);
+    e.evaluated = int(result.trials.size());
+    e.search_s = result.elapsed_s;
+    e.date = utc_now();
+    e.commit = build_commit();
+    db.put(e);
+    db.save(o.db);
+  }
+  return result;
+}
+
+}  // namespace gemmlab

@@ -1,0 +1,309 @@
+// Experiment files, sweeps' bookkeeping, the tuning database and the built-in table: no GPU needed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_helpers.hpp"
+#include "gemmlab/error.hpp"
+#include "gemmlab/experiment.hpp"
+#include "gemmlab/files.hpp"
+#include "gemmlab/report.hpp"
+#include "gemmlab/sweep.hpp"
+#include "gemmlab/tuning.hpp"
+
+using namespace gemmlab;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("gemmlab-test-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+void expect_refused(const json& spec, const std::string& needle) {
+  try {
+    parse_experiment(spec, "t");
+    ADD_FAILURE() << "accepted: " << spec.dump();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(Expression, ArithmeticAndPrecedence) {
+  std::map<std::string, long long> v = {{"bx", 16}, {"by", 8}, {"r", 3}};
+  EXPECT_EQ(eval_expression("bx*r", v), 48);
+  EXPECT_EQ(eval_expression("1 + 2 * 3", v), 7);
+  EXPECT_EQ(eval_expression("(1 + 2) * 3", v), 9);
+  EXPECT_EQ(eval_expression("bx / by - 1", v), 1);
+  EXPECT_EQ(eval_expression("17 % 5", v), 2);
+  EXPECT_EQ(eval_expression("-r + 4", v), 1);
+  EXPECT_EQ(eval_expression("bx >= by && bx <= 2 * by", v), 1);
+  EXPECT_EQ(eval_expression("bx < by || r == 3", v), 1);
+  EXPECT_EQ(eval_expression("bx != 16", v), 0);
+  EXPECT_EQ(eval_expression("!(bx > 4)", v), 0);
+  EXPECT_EQ(eval_expression("bx*by*r*r <= 1024", v), 0);
+  EXPECT_EQ(eval_expression("bx*by*r <= 1024", v), 1);
+}
+
+TEST(Expression, ErrorsNameTheExpression) {
+  std::map<std::string, long long> v = {{"a", 1}};
+  for (auto [text, needle] : {std::pair{"a +", "ends too early"}, {"b * 2", "unknown name 'b'"},
+                             {"4 / (a - 1)", "division by zero"}, {"(a + 1", "missing ')'"}, {"a a", "unexpected"}}) {
+    try {
+      eval_expression(text, v);
+      ADD_FAILURE() << text;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Expression, TemplatesFillWordsAndExpressions) {
+  GridPoint p = {{"bx", 16LL}, {"r", 4LL}, {"place", std::string("lumped")}};
+  EXPECT_EQ(fill_template("block={bx}x{bx/2},tile={bx*r}x64,placement={place}", p),
+            "block=16x8,tile=64x64,placement=lumped");
+  EXPECT_THROW(fill_template("tile={bx", p), UsageError);
+}
+
+TEST(Experiment, GridWithRulesKeepsInvalidPointsWithReasons) {
+  json spec = {{"sizes", {256}},
+               {"kernels",
+                {"cublas",
+                 {{"family", "regblock2d"},
+                  {"grid", {{"bx", {8, 16, 32}}, {"by", {8, 16, 32}}, {"r", {1, 12}}}},
+                  {"where", {"bx >= by && bx <= 2 * by"}},
+                  {"params", "block={bx}x{by},vpt={r}x{r},tile={by*r}x{bx*r}x16"}}}}};
+  auto e = parse_experiment(spec, "grid");
+  // 5 block shapes pass the rule (8x8, 16x8, 16x16, 32x16, 32x32), times 2 values of r.
+  ASSERT_EQ(e.kernels.size(), 1u + 10u);
+  int invalid = 0;
+  for (auto& k : e.kernels) {
+    if (k.invalid.empty()) continue;
+    ++invalid;
+    EXPECT_EQ(k.kernel, "regblock2d");
+  }
+  // 32x32 threads with 12x12 values each needs far more than 65536 registers per block, among others.
+  EXPECT_GT(invalid, 0);
+  auto big = std::find_if(e.kernels.begin(), e.kernels.end(),
+                          [](auto& k) { return k.params.find("block=32x32,vpt=12x12") != std::string::npos; });
+  ASSERT_NE(big, e.kernels.end());
+  EXPECT_FALSE(big->invalid.empty());
+  // Valid points are canonical: defaults completed.
+  auto first = e.kernels[1];
+  EXPECT_EQ(first.params, "block=8x8,vpt=1x1,tile=8x8x16,placement=interleaved");
+}
+
+TEST(Experiment, SizesGeneratorsLayoutsAndQuickField) {
+  json spec = {{"sizes", {{{"range", {1023, 1031, 4}}}, {{"pow2_neighbours", {1024, 2048}}}, "64x32x16"}},
+               {"layouts", {"row", "col"}},
+               {"trans_a", {"n", "t"}},
+               {"kernels", {"openblas"}},
+               {"quick", {{"sizes", {64}}}}};
+  auto e = parse_experiment(spec, "sizes");
+  // 1023, 1027, 1031, then 1023, 1024, 1025, 2047, 2048, 2049, then 64x32x16: 10 shapes x 4 cases.
+  ASSERT_EQ(e.problems.size(), 40u);
+  EXPECT_EQ(e.problems.back().m, 64);
+  EXPECT_EQ(e.problems.back().n, 32);
+  EXPECT_EQ(e.problems.back().k, 16);
+  EXPECT_EQ(e.problems.back().layout, Layout::col_major);
+  EXPECT_EQ(e.problems.back().trans_a, Trans::yes);
+}
+
+TEST(Experiment, RefusalsNameTheField) {
+  json ok = {{"sizes", {64}}, {"kernels", {"naive"}}};
+  EXPECT_NO_THROW(parse_experiment(ok, "x"));
+  auto with = [&](const std::string& key, json v) {
+    json s = ok;
+    s[key] = v;
+    return s;
+  };
+  expect_refused(with("colour", 1), "colour: unknown field");
+  expect_refused(with("sizes", json::array()), "sizes: no values");
+  expect_refused(with("sizes", {"12x"}), "sizes: '12x' is not an integer");
+  expect_refused(with("sizes", {{{"range", {10, 5}}}}), "below its first");
+  expect_refused(with("sizes", {{{"steps", {1, 2}}}}), "unknown generator 'steps'");
+  expect_refused(with("kernels", {"fastest"}), "unknown kernel 'fastest'");
+  expect_refused(with("kernels", {{{"family", "gemv-warp"}}}), "is a gemv family; this experiment is gemm");
+  expect_refused(with("kernels", {{{"family", "naive"}, {"grid", {{"b", {8}}}}}}), "needs 'params'");
+  expect_refused(with("kernels", {{{"family", "naive"}, {"grid", {{"b", {8}}}}, {"params", "block={c}x8"}}}),
+                 "unknown name 'c'");
+  expect_refused(with("timing", {{"min_samples", "many"}}), "wrong type");
+  expect_refused(with("timing", {{"samples", 3}}), "unknown field 'samples'");
+  expect_refused(json{{"kernels", {"naive"}}}, "sizes");
+  expect_refused(json::array(), "a JSON object");
+}
+
+TEST(Experiment, PointsPutCublasFirstAndHonourMaxSize) {
+  json spec = {{"sizes", {64, 128}},
+               {"kernels", {{{"kernel", "openblas"}, {"max_size", 64}}, "naive", "naive"}}};
+  auto e = parse_experiment(spec, "points");
+  auto pts = sweep_points(e);
+  // Per size: cuBLAS (always measured: the ratio's reference), openblas only at 64, naive once.
+  ASSERT_EQ(pts.size(), 5u);
+  EXPECT_EQ(pts[0].kernel, -1);
+  EXPECT_NE(pts[0].key.find("cublas @ 64x64x64"), std::string::npos) << pts[0].key;
+  EXPECT_NE(pts[1].key.find("openblas"), std::string::npos);
+  EXPECT_NE(pts[3].key.find("cublas @ 128x128x128"), std::string::npos);
+  EXPECT_NE(pts[4].key.find("naive block=16x16"), std::string::npos) << pts[4].key;
+}
+
+TEST(Experiment, EveryShippedExperimentLoads) {
+  int files = 0;
+  for (auto& entry : fs::recursive_directory_iterator(fs::path(GEMMLAB_SOURCE_DIR) / "experiments")) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    Experiment e;
+    ASSERT_NO_THROW(e = load_experiment(entry.path()));
+    EXPECT_FALSE(sweep_points(e).empty());
+    ++files;
+  }
+  EXPECT_GE(files, 10);
+  for (bool quick : {false, true})
+    for (auto& [name, spec] : report_experiments(quick)) {
+      SCOPED_TRACE(name);
+      auto e = parse_experiment(spec, name);
+      int valid = 0;
+      for (auto& k : e.kernels) valid += k.invalid.empty();
+      EXPECT_GT(valid, 0);
+    }
+}
+
+TEST(Sweep, ResultsFromTheJournalCarryRatiosAndStatusCounts) {
+  auto dir = scratch("journal");
+  json spec = {{"sizes", {64}}, {"kernels", {"naive", {{"family", "regblock2d"}, {"params", "vpt=9x9"}}}}};
+  auto e = parse_experiment(spec, "j");
+  auto pts = sweep_points(e);
+  ASSERT_EQ(pts.size(), 3u);
+  auto row = [&](const std::string& kernel, const std::string& status, double ms) {
+    return nlohmann::ordered_json{{"kernel", kernel}, {"op", "gemm"}, {"m", 64}, {"n", 64}, {"k", 64}, {"status", status},
+                {"median_ms", ms}, {"gflops", 1.0}};
+  };
+  {
+    std::ofstream j(dir / "journal.jsonl");
+    j << json{{"start", pts[0].key}}.dump() << "\n";
+    j << nlohmann::ordered_json{{"key", pts[0].key}, {"records", {row("cublas", "ok", 0.01)}}}.dump() << "\n";
+    j << json{{"start", pts[1].key}}.dump() << "\n";
+    j << nlohmann::ordered_json{{"key", pts[1].key}, {"records", {row("naive", "ok", 0.04)}}}.dump() << "\n";
+    j << json{{"start", pts[2].key}}.dump() << "\n";
+    j << "{\"key\": \"cut sho";  // a worker killed while writing
+  }
+  auto s = write_sweep_results(e, dir);
+  EXPECT_EQ(s.points, 2);
+  EXPECT_EQ(s.ok, 2);
+  auto out = json::parse(*read_file(dir / "results.json"));
+  ASSERT_EQ(out["results"].size(), 2u);
+  EXPECT_DOUBLE_EQ(out["results"][1]["x_cublas"].get<double>(), 0.25);
+  auto csv = read_file(dir / "results.csv");
+  ASSERT_TRUE(csv);
+  EXPECT_NE(csv->find("kernel,op,m,n,k,status"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Tuning, ShapeClasses) {
+  EXPECT_EQ(shape_class(normalized(Problem::square(4096))), "gemm 2^12 2^12 2^12");
+  EXPECT_EQ(shape_class(normalized(Problem::square(4097))), "gemm 2^12~ 2^12~ 2^12~");
+  EXPECT_EQ(shape_class(normalized(Problem::square(1000))), "gemm 2^10~ 2^10~ 2^10~");
+  Problem p = Problem::square(1);
+  p.m = 4096, p.n = 128, p.k = 1024, p.layout = Layout::col_major;
+  // Classes are of the row-major form: a column-major C is its transpose.
+  EXPECT_EQ(shape_class(normalized(p)), "gemm 2^7 2^12 2^10");
+  EXPECT_EQ(shape_class(normalized(Problem::gemv(1024, 65536, Layout::row_major, Trans::no))), "gemv rows 2^10 2^16");
+  EXPECT_EQ(shape_class(normalized(Problem::gemv(1024, 65536, Layout::row_major, Trans::yes))), "gemv cols 2^16 2^10");
+}
+
+TEST(Tuning, DatabaseRoundTripNearestClassAndReplacement) {
+  auto dir = scratch("tuning");
+  TuningDb db;
+  TuningEntry e{"GPU X", "sm_90", "warptiled", "tile=64x64x16", "gemm 2^10 2^10 2^10", "1024x1024x1024", 100, 1};
+  db.put(e);
+  e.params = "tile=128x128x16", e.shape_class = "gemm 2^13 2^13 2^13", e.gflops = 200;
+  db.put(e);
+  e.params = "tile=128x256x16";  // same GPU, family and class: replaces
+  db.put(e);
+  db.save(dir / "db.json");
+  auto back = TuningDb::load(dir / "db.json");
+  ASSERT_TRUE(back.problem().empty()) << back.problem();
+  ASSERT_EQ(back.entries().size(), 2u);
+  auto* near_small = back.best("GPU X", "sm_90", "", normalized(Problem::square(1500)));
+  ASSERT_TRUE(near_small);
+  EXPECT_EQ(near_small->params, "tile=64x64x16");
+  auto* near_big = back.best("GPU X", "sm_90", "warptiled", normalized(Problem::square(16384)));
+  ASSERT_TRUE(near_big);
+  EXPECT_EQ(near_big->params, "tile=128x256x16");
+  EXPECT_EQ(back.best("GPU Y", "sm_90", "", normalized(Problem::square(1024))), nullptr);
+  EXPECT_EQ(back.best("GPU X", "sm_80", "", normalized(Problem::square(1024))), nullptr);
+  EXPECT_EQ(back.best("GPU X", "sm_90", "", normalized(Problem::gemv(64, 64, Layout::row_major, Trans::no))), nullptr);
+  fs::remove_all(dir);
+}
+
+TEST(Tuning, CorruptOrForeignDatabasesAreIgnoredWithOneLine) {
+  auto dir = scratch("corrupt");
+  std::ofstream(dir / "broken.json") << "{\"format\": \"gemmlab-tuning/1\", \"entries\": [ {\"arch\":";
+  std::ofstream(dir / "foreign.json") << "{\"format\": \"someone-else\", \"entries\": []}";
+  std::ofstream(dir / "wrong.json") << "{\"format\": \"gemmlab-tuning/1\", \"entries\": [{\"arch\": 3}]}";
+  for (auto name : {"broken.json", "foreign.json", "wrong.json"}) {
+    auto db = TuningDb::load(dir / name);
+    EXPECT_TRUE(db.entries().empty());
+    EXPECT_NE(db.problem().find(name), std::string::npos) << db.problem();
+    EXPECT_EQ(db.problem().find('\n'), std::string::npos);
+  }
+  EXPECT_TRUE(TuningDb::load(dir / "missing.json").problem().empty());
+  // tune refuses to overwrite it, before searching (and before looking for a GPU).
+  auto r = run_cli("tune --kernel naive --size 64 --strategy exhaustive --db " + (dir / "foreign.json").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("not a gemmlab tuning database"), std::string::npos) << r.out;
+  EXPECT_EQ(r.lines(), 1) << r.out;
+  fs::remove_all(dir);
+}
+
+TEST(Tuning, BuiltinTableIsValidAndChoosesPerClass) {
+  auto& t = builtin_table();
+  ASSERT_FALSE(t.entries().empty());
+  for (auto& e : t.entries()) {
+    SCOPED_TRACE(e.family + " " + e.params);
+    auto* f = find_family(e.family);
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(accepts(*f, e.params));
+    EXPECT_EQ(e.arch, "sm_90");
+  }
+  auto at = [&](int64_t n) { return tuned_params("warptiled", normalized(Problem::square(n)), "any", "sm_90", TuningDb()); };
+  EXPECT_EQ(at(2049).source, "built-in table");
+  EXPECT_NE(at(2049).params.find("splitk=3"), std::string::npos);
+  EXPECT_NE(at(4096).params.find("splitk=1"), std::string::npos);
+  // Another architecture has no table: the family defaults.
+  EXPECT_EQ(tuned_params("warptiled", normalized(Problem::square(4096)), "any", "sm_75", TuningDb()).source, "defaults");
+}
+
+TEST(Plot, RedrawsTheCommittedSampleWithoutAGpu) {
+  auto dir = scratch("plot");
+  auto src = fs::path(GEMMLAB_SOURCE_DIR);
+  auto r = run_cli("plot " + (src / "results/h100/sgemm-families.json").string() + " " +
+                   (src / "results/h100/gemv.json").string() + " --out " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (auto png : {"sgemm-families-gflops.png", "sgemm-families-x-cublas.png", "gemv-gemv-bandwidth.png"}) {
+    SCOPED_TRACE(png);
+    ASSERT_TRUE(fs::exists(dir / png));
+    auto bytes = read_file(dir / png);
+    ASSERT_TRUE(bytes && bytes->size() > 10000);
+    EXPECT_EQ(bytes->substr(1, 3), "PNG");
+  }
+  auto md = read_file(dir / "README.md");
+  ASSERT_TRUE(md);
+  EXPECT_NE(md->find("![GFLOP/s against N](sgemm-families-gflops.png)"), std::string::npos);
+  EXPECT_NE(md->find("NVIDIA H100"), std::string::npos);
+  EXPECT_NE(md->find("| warptiled |"), std::string::npos);
+  // Not results: one line, exit 2.
+  std::ofstream(dir / "junk.json") << "{\"hello\": 1}";
+  r = run_cli("plot " + (dir / "junk.json").string() + " --out " + dir.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("not a gemmlab results file"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
