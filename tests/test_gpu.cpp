@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 #include <random>
 #include <sstream>
@@ -14,6 +15,9 @@
 #include "gemmlab/device.hpp"
 #include "gemmlab/files.hpp"
 #include "gemmlab/error.hpp"
+#include "gemmlab/gemmlab.hpp"
+#include "gemmlab/runner.hpp"
+#include "gemmlab/tuning.hpp"
 #include "gemmlab/verify.hpp"
 #include "cli_helpers.hpp"
 
@@ -81,6 +85,7 @@ std::vector<std::unique_ptr<GemmRunner>> runners_under_test() {
   for (auto& [f, v] : configs) r.push_back(make_family_runner(*f, v));
   r.push_back(make_cublas_runner(Precision::fp32));
   r.push_back(make_cublas_runner(Precision::tf32));
+  r.push_back(make_library_runner());  // gemmlab::sgemm / sgemv with the configuration it picks
   return r;
 }
 
@@ -362,4 +367,163 @@ TEST(Gpu, AveragingPipelineVersionsPass) {
     ASSERT_EQ(records.size(), 7u);
     for (auto& r : records) EXPECT_TRUE(r.kernel == "average-v5-kernel" || r.verdict.passed) << r.kernel;
   }
+}
+
+// The library call: its choices for the built-in shapes come from the table and run from binaries
+// compiled with the library (no NVRTC), and bad arguments are refused in one line.
+TEST(Library, BuiltInChoicesRunAheadOfTime) {
+  REQUIRE_GPU();
+  auto dev = query_device(0);
+  if (arch_name(dev.cc_major, dev.cc_minor) != "sm_90") GTEST_SKIP() << "the built-in table is for sm_90";
+  for (int64_t n : {1024, 2048, 2049, 4096, 4097, 8192}) {
+    auto p = normalized(Problem::square(n));
+    auto c = choose(p);
+    EXPECT_EQ(c.source, "built-in table") << n;
+    auto r = make_family_runner(*find_family(c.family), parse_params(*find_family(c.family), c.params));
+    r->prepare(p);
+    EXPECT_EQ(r->details().value("binary", ""), "ahead of time") << n << " " << c.params;
+  }
+  for (auto layout : {Layout::row_major, Layout::col_major}) {
+    auto p = normalized(Problem::gemv(4096, 4096, layout, Trans::no));
+    auto c = choose(p);
+    EXPECT_EQ(c.source, "built-in table");
+    auto r = make_family_runner(*find_family(c.family), parse_params(*find_family(c.family), c.params));
+    r->prepare(p);
+    EXPECT_EQ(r->details().value("binary", ""), "ahead of time") << c.family << " " << c.params;
+  }
+}
+
+TEST(Library, RefusesBadArguments) {
+  REQUIRE_GPU();
+  float* d = nullptr;
+  GEMMLAB_CUDA(cudaMalloc(&d, 1 << 20));
+  auto refused = [](auto&& call, const std::string& needle) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted; expected: " << needle;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { sgemm(Layout::row_major, Trans::no, Trans::no, 64, 64, 64, 1, d, 32, d, 64, 0, d, 64); },
+          "leading dimension of A is 32");
+  refused([&] { sgemm(Layout::row_major, Trans::no, Trans::no, 64, 64, 0, 1, d, 64, d, 64, 0, d, 64); }, "K must be");
+  refused([&] { sgemm(Layout::row_major, Trans::no, Trans::no, 64, 64, 64, 1, nullptr, 64, d, 64, 0, d, 64); },
+          "must not be null");
+  refused([&] { sgemv(Layout::row_major, Trans::no, 64, 64, 1, d, 64, d, 2, 0, d, 1); }, "unit increments");
+  // M = 0 or N = 0: nothing to do, as in BLAS.
+  EXPECT_NO_THROW(sgemm(Layout::row_major, Trans::no, Trans::no, 0, 64, 64, 1, d, 64, d, 64, 0, d, 64));
+  cudaFree(d);
+}
+
+// Two streams, the same split-K shape at once: each stream must have its own workspace, or the
+// partial sums of one product land in the other.
+TEST(Library, ConcurrentStreamsDoNotShareSplitKWorkspace) {
+  REQUIRE_GPU();
+  Problem p = Problem::square(1);
+  p.m = p.n = 1500, p.k = 900;  // nearest the class 2^11~, where the built-in table splits K
+  p = normalized(p);
+  auto sa = stored_a(p), sb = stored_b(p), sc = stored_c(p);
+  Stream streams[2];
+  float *a[2], *b[2], *c[2];
+  for (int i = 0; i < 2; ++i) {
+    GEMMLAB_CUDA(cudaMalloc(&a[i], sa.elements() * 4));
+    GEMMLAB_CUDA(cudaMalloc(&b[i], sb.elements() * 4));
+    GEMMLAB_CUDA(cudaMalloc(&c[i], sc.elements() * 4));
+    fill_random(a[i], sa, Distribution::uniform, 10 + i, streams[i].s);
+    fill_random(b[i], sb, Distribution::uniform, 20 + i, streams[i].s);
+  }
+  for (int i = 0; i < 2; ++i) GEMMLAB_CUDA(cudaStreamSynchronize(streams[i].s));
+  for (int rep = 0; rep < 4; ++rep)
+    for (int i = 0; i < 2; ++i)
+      sgemm(p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k, 1, a[i], p.lda, b[i], p.ldb, 0, c[i], p.ldc, streams[i].s);
+  for (int i = 0; i < 2; ++i) {
+    std::vector<float> hc(size_t(sc.elements()));
+    GEMMLAB_CUDA(cudaMemcpyAsync(hc.data(), c[i], hc.size() * 4, cudaMemcpyDeviceToHost, streams[i].s));
+    GEMMLAB_CUDA(cudaStreamSynchronize(streams[i].s));
+    auto ha = random_host(sa, Distribution::uniform, 10 + i), hb = random_host(sb, Distribution::uniform, 20 + i);
+    Verifier v(p, ha.data(), hb.data(), nullptr, 1);
+    auto verdict = v.check(hc.data(), Precision::fp32);
+    EXPECT_TRUE(verdict.passed) << "stream " << i << ": " << verdict.first_failure;
+    cudaFree(a[i]), cudaFree(b[i]), cudaFree(c[i]);
+  }
+  EXPECT_NE(choose(p).params.find("splitk=3"), std::string::npos) << choose(p).params;
+}
+
+// A sweep end to end: invalid points recorded, a crash, a device fault and a hang each cost one
+// point, the rest is measured, and running it again resumes (nothing left to do).
+TEST(Sweep, IsolatesFaultsAndResumes) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("gemmlab-sweep-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto exp = dir / "e.json";
+  std::ofstream(exp) << R"({"sizes": [64, 100, 130], "timing": {"min_samples": 3, "max_time": 0.05},
+    "kernels": ["naive", "coalesced", "smem-tiled", {"family": "regblock2d", "params": "vpt=9x9"}]})";
+  auto out = dir / "out";
+  auto run = [&](const std::string& fault) {
+    return run_cli("sweep " + exp.string() + " --out " + out.string() + " --point-timeout 5",
+                   fault.empty() ? "" : "GEMMLAB_SWEEP_FAULT='" + fault + "'");
+  };
+  // Three faults of three kinds need three separate runs of the injection (one variable each).
+  auto r = run("crash:coalesced block=32x8 @ 64x64x64");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto results = nlohmann::json::parse(*read_file(out / "results.json"))["results"];
+  auto status_of = [&](const std::string& kernel, int64_t n) {
+    for (auto& x : results)
+      if (x["kernel"] == kernel && x["m"] == n) return x["status"].get<std::string>();
+    return std::string("missing");
+  };
+  EXPECT_NE(status_of("coalesced", 64).find("error: the worker died of signal"), std::string::npos);
+  EXPECT_EQ(status_of("coalesced", 100), "ok");
+  EXPECT_EQ(status_of("naive", 130), "ok");
+  EXPECT_EQ(status_of("smem-tiled", 130), "ok");
+  EXPECT_NE(status_of("regblock2d", 100).find("invalid: "), std::string::npos);
+  EXPECT_EQ(results.size(), 15u);
+
+  // Resuming a finished sweep measures nothing again.
+  r = run("");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("[1/"), std::string::npos) << r.out;
+
+  // A fresh run with a device fault and then a hang.
+  for (auto [fault, needle] : {std::pair{"cuda:naive block=16x16 @ 100x100x100", "error: "},
+                               {"hang:smem-tiled tile=32 @ 130x130x130", "error: timed out"}}) {
+    r = run_cli("sweep " + exp.string() + " --out " + out.string() + " --point-timeout 5 --fresh",
+                std::string("GEMMLAB_SWEEP_FAULT='") + fault + "'");
+    ASSERT_EQ(r.code, 0) << r.out;
+    results = nlohmann::json::parse(*read_file(out / "results.json"))["results"];
+    std::string kernel = std::string(fault).find("naive") != std::string::npos ? "naive" : "smem-tiled";
+    int64_t n = kernel == "naive" ? 100 : 130;
+    EXPECT_NE(status_of(kernel, n).find(needle), std::string::npos) << status_of(kernel, n);
+    EXPECT_EQ(status_of("coalesced", 130), "ok");
+    EXPECT_EQ(results.size(), 15u);
+  }
+  fs::remove_all(dir);
+}
+
+// tune writes the database; the library then takes its choice from it (a fresh process, so that
+// it reads the database named by GEMMLAB_TUNING_DB).
+TEST(Tune, ExhaustiveWritesTheDatabaseTheLibraryReads) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  auto db = fs::temp_directory_path() / ("gemmlab-tune-" + std::to_string(getpid()) + ".json");
+  fs::remove(db);
+  auto r = run_cli("tune --kernel gemv-warp --op gemv --size 2048,2048 --strategy exhaustive --db " + db.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto t = TuningDb::load(db);
+  ASSERT_TRUE(t.problem().empty()) << t.problem();
+  ASSERT_EQ(t.entries().size(), 1u);
+  EXPECT_EQ(t.entries()[0].family, "gemv-warp");
+  EXPECT_EQ(t.entries()[0].shape_class, "gemv rows 2^11 2^11");
+  EXPECT_EQ(t.entries()[0].evaluated, int(find_family("gemv-warp")->search_space().size()));
+  r = run_cli("bench --op gemv --kernel gemmlab --size 2048 --min-samples 3", "GEMMLAB_TUNING_DB=" + db.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("gemv-warp " + t.entries()[0].params + " (tuning database)"), std::string::npos) << r.out;
+  // random and anneal stop at their budget.
+  r = run_cli("tune --kernel warptiled --size 512 --strategy anneal --budget 3 --db " + db.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("best of "), std::string::npos) << r.out;
+  fs::remove(db);
 }

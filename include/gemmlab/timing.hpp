@@ -83,5 +83,7 @@ void launch_spin(cudaStream_t s, long long cycles);
 // Reads `bytes` of a zero-filled device buffer through the caches (the cold-mode L2 flush).
 void launch_read_flush(cudaStream_t s, const void* buffer, size_t bytes, int sms);
 void launch_clock_probe(cudaStream_t s, unsigned long long* out, long long cycles);
+// A kernel that faults (illegal address), which loses the CUDA context: for fault-injection tests.
+void launch_fault(cudaStream_t s);
 
 }  // namespace gemmlab

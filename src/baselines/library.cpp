@@ -18,7 +18,7 @@ class Library final : public GemmRunner {
       sgemm(p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, o.a, p.lda, o.b, p.ldb, p.beta, o.c, p.ldc, stream);
   }
   nlohmann::json details() const override {
-    return {{"params", choice_.family + " " + choice_.params}, {"chosen_from", choice_.source}};
+    return {{"params", choice_.family + " " + choice_.params + " (" + choice_.source + ")"}};
   }
 
  private:

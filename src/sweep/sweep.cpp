@@ -184,6 +184,24 @@ std::string last_line(const fs::path& file) {
   return last;
 }
 
+// Fault injection for the tests of isolation: GEMMLAB_SWEEP_FAULT="kind:text" makes the worker
+// crash (abort), hang, or fault on the device (cuda) at the first point whose key contains text.
+void inject_fault(const std::string& key, cudaStream_t stream) {
+  const char* env = std::getenv("GEMMLAB_SWEEP_FAULT");
+  if (!env) return;
+  std::string spec = env;
+  auto colon = spec.find(':');
+  if (colon == std::string::npos || key.find(spec.substr(colon + 1)) == std::string::npos) return;
+  auto kind = spec.substr(0, colon);
+  if (kind == "crash") std::abort();
+  if (kind == "hang")
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  if (kind == "cuda") {
+    launch_fault(stream);
+    GEMMLAB_CUDA(cudaStreamSynchronize(stream));
+  }
+}
+
 }  // namespace
 
 int sweep_worker(const SweepOptions& o) {
@@ -213,6 +231,7 @@ int sweep_worker(const SweepOptions& o) {
     auto& k = kernel_of(e, pt);
     std::vector<Record> records;
     try {
+      inject_fault(pt.key, timer.stream());
       if (pt.problem < 0) {
         std::ostringstream table;
         run_averaging(*e.averaging, e.dist, e.seed, ceil, timer, table, records);

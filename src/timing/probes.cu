@@ -52,6 +52,14 @@ void launch_read_flush(cudaStream_t s, const void* buffer, size_t bytes, int sms
   GEMMLAB_CUDA_LAUNCHED();
 }
 
+// Writes through a null pointer: the sweep's fault injection, to test that a lost context is survived.
+__global__ void fault_kernel(float* p) { p[threadIdx.x] = 1.0f; }
+
+void launch_fault(cudaStream_t s) {
+  fault_kernel<<<1, 32, 0, s>>>(nullptr);
+  GEMMLAB_CUDA_LAUNCHED();
+}
+
 void launch_spin(cudaStream_t s, long long cycles) {
   spin_kernel<<<1, 32, 0, s>>>(cycles);
   GEMMLAB_CUDA_LAUNCHED();
