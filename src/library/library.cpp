@@ -63,15 +63,19 @@ class Library {
     return lib;
   }
 
-  void run(const PlanKey& key, const Problem& p, const float* a, const float* b, float* c, cudaStream_t stream) {
+  // The hot path: a shape seen before is one hash lookup, then the launch. Only a new shape builds,
+  // checks and plans the problem (`make` is called under the lock, once per key).
+  template <class MakeProblem>
+  void run(const PlanKey& key, MakeProblem make, const float* a, const float* b, float* c, float alpha, float beta,
+           cudaStream_t stream) {
     const LaunchPlan* plan = nullptr;
     {
       std::lock_guard lock(mu_);
       auto it = plans_.find(key);
-      if (it == plans_.end()) it = plans_.emplace(key, make_plan(key.device, p, a, b, c)).first;
+      if (it == plans_.end()) it = plans_.emplace(key, make_plan(key.device, make(), a, b, c)).first;
       plan = &it->second->plan;
     }
-    launch(*plan, a, b, c, p.alpha, p.beta, stream);
+    launch(*plan, a, b, c, alpha, beta, stream);
   }
 
   Choice choose(int device, const Problem& p) {
@@ -153,29 +157,39 @@ int current_device() {
 void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
            int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream) {
   if (m == 0 || n == 0) return;
+  if (!a || !b || !c) throw UsageError("sgemm: A, B and C must not be null");
   PlanKey key{current_device(), Op::gemm, layout, trans_a, trans_b, m, n, k, lda, ldb, ldc,
               alignment_bits(a, b, c), stream};
-  Problem p;
-  p.m = m, p.n = n, p.k = k, p.alpha = alpha, p.beta = beta;
-  p.layout = layout, p.trans_a = trans_a, p.trans_b = trans_b;
-  p.lda = lda, p.ldb = ldb, p.ldc = ldc;
-  // Zero leading dimensions mean "tight" to the lab; a BLAS call states them, so 0 is an error.
-  if (lda <= 0 || ldb <= 0 || ldc <= 0) throw UsageError("sgemm: leading dimensions must be positive");
-  if (!a || !b || !c) throw UsageError("sgemm: A, B and C must not be null");
-  Library::get().run(key, normalized(p), a, b, c, stream);
+  Library::get().run(
+      key,
+      [&] {
+        // Zero leading dimensions mean "tight" to the lab; a BLAS call states them, so 0 is an error.
+        if (lda <= 0 || ldb <= 0 || ldc <= 0) throw UsageError("sgemm: leading dimensions must be positive");
+        Problem p;
+        p.m = m, p.n = n, p.k = k;
+        p.layout = layout, p.trans_a = trans_a, p.trans_b = trans_b;
+        p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+        return normalized(p);
+      },
+      a, b, c, alpha, beta, stream);
 }
 
 void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
            int64_t incx, float beta, float* y, int64_t incy, cudaStream_t stream) {
   if (incx != 1 || incy != 1) throw UsageError("sgemv: only unit increments (incx = incy = 1) are supported");
   if (m == 0 || n == 0) return;
-  if (lda <= 0) throw UsageError("sgemv: the leading dimension must be positive");
   if (!a || !x || !y) throw UsageError("sgemv: A, x and y must not be null");
-  Problem p = Problem::gemv(m, n, layout, trans);
-  p.alpha = alpha, p.beta = beta, p.lda = lda;
   PlanKey key{current_device(), Op::gemv, layout, trans, Trans::no, m, n, 1, lda, 0, 0, alignment_bits(a, x, y),
               stream};
-  Library::get().run(key, normalized(p), a, x, y, stream);
+  Library::get().run(
+      key,
+      [&] {
+        if (lda <= 0) throw UsageError("sgemv: the leading dimension must be positive");
+        Problem p = Problem::gemv(m, n, layout, trans);
+        p.lda = lda;
+        return normalized(p);
+      },
+      a, x, y, alpha, beta, stream);
 }
 
 Choice choose(const Problem& p) { return Library::get().choose(current_device(), normalized(p)); }

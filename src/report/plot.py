@@ -47,11 +47,16 @@ def label_of(r):
 
 
 def series_name(r, rows):
-    """The label; when one label has several configurations, with the parameters that differ."""
+    """The label, or when one label has several configurations at the same problem, the label and
+    the parameters that differ (a tuned kernel whose configuration changes with size is one line)."""
     label = label_of(r)
-    configs = [param_dict(x) for x in rows if label_of(x) == label and params_of(x)]
-    if len({params_of(x) for x in rows if label_of(x) == label}) <= 1 or not params_of(r):
+    same = [x for x in rows if label_of(x) == label]
+    per_problem = defaultdict(set)
+    for x in same:
+        per_problem[size_of(x)].add(params_of(x))
+    if max(len(v) for v in per_problem.values()) <= 1 or not params_of(r):
         return label
+    configs = [param_dict(x) for x in same if params_of(x)]
     mine = param_dict(r)
     differ = [k for k in mine if any(c.get(k) != mine[k] for c in configs)]
     return label + " " + ",".join("%s=%s" % (k, mine[k]) for k in differ)
@@ -122,7 +127,9 @@ def plot_line(rows, spec, path, title):
     ax.set_xlabel(spec.get("xlabel", x))
     ax.set_ylabel(metric_label(y))
     ax.set_title(spec.get("title", title))
-    ax.grid(True, alpha=0.3)
+    if spec.get("logy"):
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3, which="both")
     ax.legend(fontsize=7, ncol=2 if len(series) > 6 else 1)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

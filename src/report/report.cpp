@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include "gemmlab/files.hpp"
 #include "gemmlab/runner.hpp"
 #include "gemmlab/sweep.hpp"
+#include "gemmlab/timing.hpp"
 
 extern char** environ;
 
@@ -128,21 +130,27 @@ json measure_call_overhead() {
   auto runners = std::vector<std::unique_ptr<GemmRunner>>();
   runners.push_back(make_library_runner());
   runners.push_back(make_cublas_runner(Precision::fp32));
-  for (auto& r : runners) {
-    r->prepare(p);
-    r->run(p, {a, b, c}, stream);
+  auto per_call_us = [&](const std::function<void()>& call) {
+    call();
     GEMMLAB_CUDA(cudaStreamSynchronize(stream));
     std::vector<double> per_call;
     for (int batch = 0; batch < 30; ++batch) {
       auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < 100; ++i) r->run(p, {a, b, c}, stream);
+      for (int i = 0; i < 100; ++i) call();
       auto t1 = std::chrono::steady_clock::now();
       per_call.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / 100);
       GEMMLAB_CUDA(cudaStreamSynchronize(stream));
     }
     std::sort(per_call.begin(), per_call.end());
-    out[r->name() + "_us"] = per_call[per_call.size() / 2];
+    return per_call[per_call.size() / 2];
+  };
+  for (auto& r : runners) {
+    r->prepare(p);
+    out[r->name() + "_us"] = per_call_us([&] { r->run(p, {a, b, c}, stream); });
   }
+  // What any kernel launch costs here: the part of a call that is not gemmlab's.
+  out["empty_launch_us"] = per_call_us([&] { launch_spin(stream, 0); });
+  out["gemmlab_dispatch_us"] = out["gemmlab_us"].get<double>() - out["empty_launch_us"].get<double>();
   cudaStreamDestroy(stream);
   for (float* x : {a, b, c}) cudaFree(x);
   return out;
@@ -190,10 +198,13 @@ bool run_report(const ReportOptions& o, std::ostream& progress) {
   std::snprintf(line, sizeof line,
                 "Made by `%s` in %.1f minutes%s. Each section below is an experiment run as a sweep; its "
                 "results (JSON, CSV) are in the folder of its name, and `gemmlab plot` redraws everything from them.\n\n"
-                "**Library host overhead** (gemmlab::sgemm, %s, after the first call): %.2f µs per call; "
+                "**Library host overhead** (gemmlab::sgemm, %s, after the first call): %.2f µs per call, of which "
+                "%.2f µs is the launch itself (an empty kernel's launch: %.2f µs) and %.2f µs gemmlab's dispatch; "
                 "cublasSgemm %.2f µs in the same run (library-overhead.json).\n",
                 o.command_line.c_str(), minutes, o.quick ? " (--quick)" : "", overhead["shape"].get<std::string>().c_str(),
-                overhead.value("gemmlab_us", 0.0), overhead.value("cublas_us", 0.0));
+                overhead.value("gemmlab_us", 0.0), overhead.value("empty_launch_us", 0.0),
+                overhead.value("empty_launch_us", 0.0), overhead.value("gemmlab_dispatch_us", 0.0),
+                overhead.value("cublas_us", 0.0));
   std::string intro = line;
   if (!notes.empty()) intro += "\n**Not clean:**\n" + notes;
   std::string gpu = "GPU 0";
