@@ -39,6 +39,8 @@ struct Trial {
   std::string status;  // ok | failed | unsupported: ... | error: ...
   double median_ms = 0, gflops = 0;
   double at_s = 0;     // search time when it finished
+  double prepare_s = 0;  // compiling or loading its binary
+  std::string binary;    // where the binary came from: compiled, disk cache, ahead of time
 };
 
 struct TuneResult {

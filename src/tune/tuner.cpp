@@ -40,7 +40,7 @@ nlohmann::ordered_json TuneResult::to_json() const {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (auto& t : trials)
     rows.push_back({{"params", t.params}, {"status", t.status}, {"median_ms", t.median_ms}, {"gflops", t.gflops},
-                    {"at_s", t.at_s}});
+                    {"at_s", t.at_s}, {"prepare_s", t.prepare_s}, {"binary", t.binary}});
   nlohmann::ordered_json out = {{"metadata", nlohmann::ordered_json(metadata)},
                                 {"space", space},
                                 {"evaluated", trials.size()},
@@ -96,7 +96,12 @@ TuneResult tune(const TuneOptions& o, std::ostream& log) {
     t.params = space[i];
     try {
       auto runner = make_family_runner(*f, values[i]);
+      // Compiling (or loading) is part of the search's cost; shown apart from the measurement.
+      auto before = elapsed();
+      if (runner->unsupported(o.problem).empty()) runner->prepare(o.problem);
+      t.prepare_s = elapsed() - before;
       auto rec = measure(*runner, session, timer, o.timing, ceil);
+      t.binary = rec.details.value("binary", "");
       t.status = rec.status;
       t.median_ms = rec.timing.ms.median;
       t.gflops = rec.gflops;
@@ -110,7 +115,7 @@ TuneResult tune(const TuneOptions& o, std::ostream& log) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "[%3zu/%zu %6.1fs] ", result.trials.size() + 1, space.size(), t.at_s);
     log << buf << t.params << ": ";
-    if (t.status == "ok") log << t.gflops << " GFLOP/s\n";
+    if (t.status == "ok") log << t.gflops << " GFLOP/s (" << t.binary << ", " << int(t.prepare_s * 1000) << " ms)\n";
     else log << t.status << "\n";
     log.flush();
     result.trials.push_back(t);
