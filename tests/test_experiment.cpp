@@ -209,8 +209,9 @@ TEST(Sweep, ResultsFromTheJournalCarryRatiosAndStatusCounts) {
 
 TEST(Tuning, ShapeClasses) {
   EXPECT_EQ(shape_class(normalized(Problem::square(4096))), "gemm 2^12 2^12 2^12");
-  EXPECT_EQ(shape_class(normalized(Problem::square(4097))), "gemm 2^12~ 2^12~ 2^12~");
-  EXPECT_EQ(shape_class(normalized(Problem::square(1000))), "gemm 2^10~ 2^10~ 2^10~");
+  EXPECT_EQ(shape_class(normalized(Problem::square(4097))), "gemm 2^12+ 2^12+ 2^12+");
+  EXPECT_EQ(shape_class(normalized(Problem::square(1000))), "gemm 2^10- 2^10- 2^10-");
+  EXPECT_EQ(shape_class(normalized(Problem::square(2047))), "gemm 2^11- 2^11- 2^11-");
   Problem p = Problem::square(1);
   p.m = 4096, p.n = 128, p.k = 1024, p.layout = Layout::col_major;
   // Classes are of the row-major form: a column-major C is its transpose.

@@ -421,7 +421,7 @@ TEST(Library, RefusesBadArguments) {
 TEST(Library, ConcurrentStreamsDoNotShareSplitKWorkspace) {
   REQUIRE_GPU();
   Problem p = Problem::square(1);
-  p.m = p.n = 1500, p.k = 900;  // nearest the class 2^11~, where the built-in table splits K
+  p.m = p.n = 2100, p.k = 480;  // nearest the class 2^11+, where the built-in table splits K
   p = normalized(p);
   auto sa = stored_a(p), sb = stored_b(p), sc = stored_c(p);
   Stream streams[2];

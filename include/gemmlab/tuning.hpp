@@ -13,9 +13,10 @@
 namespace gemmlab {
 
 // Problems that are expected to like the same configuration: the operation, for a GEMV whether
-// op(A)'s rows are contiguous, and per dimension the nearest power of two, marked "~" when the
-// dimension is not a multiple of 64 (ragged edge tiles, the seed 001 saw-tooth). GEMM classes are
-// of the row-major-C form (a column-major problem is its transpose). "gemm 2^12 2^12~ 2^12".
+// op(A)'s rows are contiguous, and per dimension the nearest power of two, marked "-" or "+" when
+// the dimension is not a multiple of 64 and lies below or above it (ragged edge tiles, the seed 001
+// saw-tooth). GEMM classes are of the row-major-C form (a column-major problem is its transpose).
+// "gemm 2^12 2^12+ 2^12".
 std::string shape_class(const Problem& p);
 
 struct TuningEntry {

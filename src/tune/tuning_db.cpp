@@ -19,15 +19,18 @@ namespace {
 
 constexpr const char* kFormat = "gemmlab-tuning/1";
 
+// A ragged dimension is marked by the side of the power of two it lies on: 2047 ("2^11-") has as
+// many 128-wide tiles as 2048, 2049 ("2^11+") one more, nearly empty: they like different tilings.
 std::string dim_class(int64_t x) {
   int e = int(std::lround(std::log2(double(x))));
-  return "2^" + std::to_string(e) + (x % 64 ? "~" : "");
+  if (x % 64 == 0) return "2^" + std::to_string(e);
+  return "2^" + std::to_string(e) + (x < (int64_t(1) << e) ? "-" : "+");
 }
 
 // Per dimension: (exponent, ragged) parsed back from a class, for distances between classes.
 struct ClassKey {
   std::string head;  // "gemm" or "gemv rows" / "gemv cols"
-  std::vector<std::pair<int, bool>> dims;
+  std::vector<std::pair<int, char>> dims;  // exponent, and '-', '+' or 0 for a multiple of 64
 };
 
 ClassKey parse_class(const std::string& c) {
@@ -36,8 +39,8 @@ ClassKey parse_class(const std::string& c) {
   std::string tok;
   while (ss >> tok) {
     if (tok.rfind("2^", 0) == 0) {
-      bool ragged = tok.back() == '~';
-      k.dims.push_back({std::atoi(tok.c_str() + 2), ragged});
+      char side = tok.back() == '-' || tok.back() == '+' ? tok.back() : 0;
+      k.dims.push_back({std::atoi(tok.c_str() + 2), side});
     } else {
       k.head += (k.head.empty() ? "" : " ") + tok;
     }
