@@ -88,7 +88,12 @@ TuneResult tune(const TuneOptions& o, std::ostream& log) {
   ProblemSession session(o.problem, Distribution::uniform, o.seed, timer.stream());
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  auto out_of_time = [&] { return o.budget_s > 0 && elapsed() >= o.budget_s; };
+  // The next evaluation starts only if one of average length still ends within the budget.
+  auto out_of_time = [&] {
+    if (o.budget_s <= 0) return false;
+    double per_trial = result.trials.empty() ? 0.0 : elapsed() / double(result.trials.size());
+    return elapsed() + per_trial > o.budget_s;
+  };
 
   std::map<size_t, double> measured;  // index → median ms (infinity when it did not pass)
   auto evaluate = [&](size_t i) {
