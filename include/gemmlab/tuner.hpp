@@ -3,9 +3,10 @@
 // best configuration in the tuning database.
 //   exhaustive: every configuration of the search space, in order;
 //   random:     configurations in a seeded random order until the budget is spent;
-//   anneal:     simulated annealing from a random configuration over neighbours (configurations that
-//               differ in one parameter), on log(time), the temperature falling linearly to zero
-//               at the end of the budget; no configuration is measured twice.
+//   anneal:     a quarter of the budget on random configurations, then simulated annealing from the
+//               best of them over neighbours (configurations that differ in one or two parameters),
+//               on log(time), the temperature falling linearly to zero at the end of the budget;
+//               no configuration is measured twice.
 // Every configuration tried is verified; a wrong one is never chosen.
 #include <filesystem>
 #include <ostream>

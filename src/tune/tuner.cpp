@@ -138,18 +138,26 @@ TuneResult tune(const TuneOptions& o, std::ostream& log) {
       evaluate(i);
     }
   } else {
-    // Neighbours differ in one parameter; where a configuration has none in the space, two.
+    // Phase 1, a quarter of the budget: random configurations, so that the walk starts in a good
+    // region (single steps cannot cross between regions of coupled parameters: tile, warp and
+    // vpt change together). Phase 2: annealing from the best one over neighbours that differ in
+    // one or two parameters.
     auto neighbours = [&](size_t i) {
       std::vector<size_t> out;
-      for (int d = 1; d <= 2 && out.empty(); ++d)
-        for (size_t j = 0; j < values.size(); ++j)
-          if (j != i && !measured.count(j) && differences(values[i], values[j]) == d) out.push_back(j);
+      for (size_t j = 0; j < values.size(); ++j)
+        if (j != i && !measured.count(j) && differences(values[i], values[j]) <= 2) out.push_back(j);
       return out;
     };
     std::uniform_real_distribution<double> uniform(0, 1);
+    size_t next_fresh = 0;  // the random order: the exploration, then restarts
     size_t current = order[0];
-    double current_ms = evaluate(current);
-    size_t next_fresh = 1;  // the random order, for restarts
+    double current_ms = INFINITY;
+    while (!out_of_time() && next_fresh < order.size() &&
+           (result.trials.size() < 3 || elapsed() < 0.25 * o.budget_s)) {
+      size_t i = order[next_fresh++];
+      double ms = evaluate(i);
+      if (ms < current_ms) current = i, current_ms = ms;
+    }
     while (!out_of_time() && measured.size() < space.size()) {
       auto near = neighbours(current);
       size_t candidate;
@@ -160,7 +168,7 @@ TuneResult tune(const TuneOptions& o, std::ostream& log) {
         candidate = near[std::uniform_int_distribution<size_t>(0, near.size() - 1)(rng)];
       }
       double ms = evaluate(candidate);
-      double temperature = 0.1 * std::max(0.0, 1.0 - elapsed() / o.budget_s);
+      double temperature = 0.05 * std::max(0.0, 1.0 - elapsed() / o.budget_s);
       bool accept = !std::isinf(ms) &&
                     (near.empty() || std::isinf(current_ms) || ms <= current_ms ||
                      (temperature > 0 && uniform(rng) < std::exp(-std::log(ms / current_ms) / temperature)));
