@@ -2,7 +2,8 @@
 // `gemmlab tune`: searches a family's space for one problem, under a time budget, and records the
 // best configuration in the tuning database.
 //   exhaustive: every configuration of the search space, in order;
-//   random:     configurations in a seeded random order until the budget is spent;
+//   random:     configurations in a seeded random order until the budget is spent (the default: on
+//               the H100 it met the target in every seed measured, docs/perf-log.md entries 10-11);
 //   anneal:     a quarter of the budget on random configurations, then simulated annealing from the
 //               best of them over neighbours (configurations that differ in one or two parameters),
 //               on log(time), the temperature falling linearly to zero at the end of the budget;
@@ -21,14 +22,15 @@
 namespace gemmlab {
 
 enum class Strategy { exhaustive, random, anneal };
+constexpr double kDefaultBudgetS = 60;
 Strategy parse_strategy(const std::string& s);
 std::string to_string(Strategy s);
 
 struct TuneOptions {
   std::string family;
   Problem problem;             // normalized
-  double budget_s = 0;         // 0: no limit (exhaustive); random and anneal need one
-  Strategy strategy = Strategy::anneal;
+  double budget_s = 0;         // 0: no limit for exhaustive, kDefaultBudgetS for random and anneal
+  Strategy strategy = Strategy::random;
   uint64_t seed = 1;
   std::filesystem::path db;    // the tuning database to update; empty: do not write one
   TimingOptions timing;
@@ -53,8 +55,8 @@ struct TuneResult {
   nlohmann::ordered_json to_json() const;
 };
 
-// Throws UsageError for an unknown family, a problem of the other operation or a strategy that
-// needs a budget without one.
+// Throws UsageError for an unknown family, a problem of the other operation, or a tuning database
+// that cannot be read (left alone).
 TuneResult tune(const TuneOptions& o, std::ostream& log);
 
 }  // namespace gemmlab

@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
   sweep->add_flag("--worker", sweep_worker_mode, "internal: run points in this process")->group("");
 
   auto* tune_cmd = app.add_subcommand("tune", "search a family's space for one problem; record the best in the tuning database");
-  std::string tune_kernel, tune_size, strategy = "anneal", db_path;
+  std::string tune_kernel, tune_size, strategy = "random", db_path;
   double budget = 0;
   uint64_t tune_seed = 1;
   std::string tune_json;
@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
   tune_cmd->add_option("--trans", trans_a, "n or t (A; gemv: y = A^T x)")->default_val("n");
   tune_cmd->add_option("--budget", budget, "seconds the search may take (random and anneal need it)")
       ->check(CLI::NonNegativeNumber);
-  tune_cmd->add_option("--strategy", strategy, "exhaustive, random or anneal")->default_val("anneal");
+  tune_cmd->add_option("--strategy", strategy, "exhaustive, random or anneal")->default_val("random");
   tune_cmd->add_option("--seed", tune_seed, "random seed (inputs, search order)")->default_val(1);
   tune_cmd->add_option("--db", db_path, "the tuning database (default: $GEMMLAB_TUNING_DB or ~/.cache/gemmlab/tuning.json)");
   tune_cmd->add_option("--json", tune_json, "write every trial and the best as JSON");
@@ -198,6 +198,8 @@ int main(int argc, char** argv) {
   plot_cmd->add_option("results", plot_files, "results files (bench --json, sweep results.json)")->required();
   plot_cmd->add_option("--out", plot_out, "output folder")->required();
   plot_cmd->add_option("--title", plot_title, "title of README.md")->default_val("gemmlab results");
+  std::string plot_intro;
+  plot_cmd->add_option("--intro", plot_intro, "a markdown file to put after the title");
 
   auto* report_cmd = app.add_subcommand("report", "the default suite on GPU 0: tables and plots of this GPU in one folder");
   std::string report_out = "gemmlab-report";
@@ -293,7 +295,13 @@ int main(int argc, char** argv) {
     }
     if (plot_cmd->parsed()) {
       std::vector<std::filesystem::path> files(plot_files.begin(), plot_files.end());
-      plot_results(files, plot_out, plot_title);
+      std::string intro;
+      if (!plot_intro.empty()) {
+        auto text = read_file(plot_intro);
+        if (!text) throw UsageError("cannot read " + plot_intro);
+        intro = *text;
+      }
+      plot_results(files, plot_out, plot_title, intro);
       return kExitOk;
     }
     if (report_cmd->parsed()) {

@@ -107,21 +107,28 @@ def plot_line(rows, spec, path, title):
     x, y = spec.get("x", "n"), spec.get("y", "gflops")
     series = OrderedDict()
     for r in ok(rows):
-        if y == "x_cublas" and r["kernel"] == "cublas":
+        # A ratio to cuBLAS SGEMM is of FP32 kernels: TF32 is another precision (in the tables).
+        if y == "x_cublas" and (r["kernel"] == "cublas" or r.get("precision") == "tf32"):
             continue
         series.setdefault(series_name(r, rows), []).append((x_value(r, x), r.get(y, 0)))
     if not series:
         return False
     fig, ax = plt.subplots(figsize=(10, 5.5))
+    xs = sorted({p[0] for pts in series.values() for p in pts})
+    # Few sizes (2^k - 1, 2^k, 2^k + 1 side by side) are drawn evenly spaced and labelled, so that
+    # the saw-tooth shows; many sizes (a range) on a linear axis.
+    categorical = len(xs) <= 24
+    position = {v: i for i, v in enumerate(xs)}
     dense = max(len(v) for v in series.values()) > 30
     colors = plt.get_cmap("tab20").colors
     for i, (name, pts) in enumerate(series.items()):
         pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], ["-", "--", ":"][i // 10 % 3] + ("" if dense else "o"),
+        px = [position[p[0]] if categorical else p[0] for p in pts]
+        ax.plot(px, [p[1] for p in pts], ["-", "--", ":"][i // 10 % 3] + ("" if dense else "o"),
                 color=colors[i * 2 % 20 + i // 10 % 2], label=name, markersize=3, linewidth=1.2)
-    xs = [p[0] for pts in series.values() for p in pts]
-    if spec.get("logx", max(xs) > 4 * min(xs)):
-        ax.set_xscale("log", base=2)
+    if categorical:
+        ax.set_xticks(range(len(xs)))
+        ax.set_xticklabels([str(v) for v in xs], rotation=45 if len(xs) > 10 else 0)
     if y == "x_cublas":
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_xlabel(spec.get("xlabel", x))
@@ -314,7 +321,7 @@ def main():
         md += ["## " + exp.get("title", name), ""]
         if exp.get("description"):
             md += [exp["description"], ""]
-        md += ["Run: " + describe_run(meta) + ". Source: `%s`." % path, ""]
+        md += ["Run: " + describe_run(meta) + ". Source: `%s`." % os.path.relpath(path, a.out), ""]
         if not rows:
             md += ["(no results)", ""]
             continue

@@ -61,13 +61,16 @@ int differences(const ParamValues& a, const ParamValues& b) {
 
 }  // namespace
 
-TuneResult tune(const TuneOptions& o, std::ostream& log) {
+TuneResult tune(const TuneOptions& options, std::ostream& log) {
+  TuneOptions o = options;
+  if (o.strategy != Strategy::exhaustive && o.budget_s <= 0) {
+    o.budget_s = kDefaultBudgetS;
+    log << "budget: " << o.budget_s << " s (--budget to change it)\n";
+  }
   const KernelFamily* f = find_family(o.family);
   if (!f) throw UsageError("unknown family '" + o.family + "'");
   if (f->op() != o.problem.op)
     throw UsageError(o.family + " is a " + to_string(f->op()) + " family; the problem is a " + to_string(o.problem.op));
-  if (o.strategy != Strategy::exhaustive && o.budget_s <= 0)
-    throw UsageError("--strategy " + to_string(o.strategy) + " needs --budget SECONDS");
   // A database that cannot be read is left alone, and said so before the search, not after.
   if (!o.db.empty())
     if (auto db = TuningDb::load(o.db); !db.problem().empty())
