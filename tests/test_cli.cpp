@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "cli_helpers.hpp"
 
@@ -72,4 +74,30 @@ TEST(Cli, WithoutAGpu) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("no CUDA device was found"), std::string::npos);
   EXPECT_NE(r.out.find("cuBLAS"), std::string::npos);
+}
+
+TEST(Cli, SweepTuneReportRefuseInOneLine) {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("gemmlab-cli-sweep-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "out");
+  auto file = dir / "e.json";
+  std::ofstream(file) << R"({"sizes": [64], "kernels": ["naive"]})";
+  std::ofstream(dir / "out" / "experiment.json") << R"({"sizes": [128], "kernels": ["naive"]})";
+  expect_usage_error("sweep " + file.string() + " --out " + (dir / "out").string(), "holds the results of a different");
+  expect_usage_error("sweep " + (dir / "missing.json").string(), "cannot read experiment");
+  std::ofstream(dir / "bad.json") << "{\"sizes\": [64], ";
+  expect_usage_error("sweep " + (dir / "bad.json").string(), "is not valid JSON");
+  expect_usage_error("tune --kernel nosuch --size 64", "unknown family 'nosuch'");
+  expect_usage_error("tune --kernel naive --size 64 --strategy greedy", "unknown strategy 'greedy'");
+  expect_usage_error("tune --kernel naive --size 64x64", "--size: '64x64' needs 1 or 3 dimensions");
+  expect_usage_error("tune --kernel gemv-warp --size 64", "is a gemv family; the problem is a gemm");
+  // Without a GPU: the sweep (its worker finds none) and the report say so in one line, exit 3.
+  auto r = run_cli("sweep " + file.string() + " --out " + (dir / "fresh").string(), kNoGpu);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_EQ(r.out, "gemmlab: no CUDA device was found\n");
+  r = run_cli("report --out " + (dir / "report").string(), kNoGpu);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_EQ(r.out, "gemmlab: no CUDA device was found\n");
+  fs::remove_all(dir);
 }

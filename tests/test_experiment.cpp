@@ -166,6 +166,13 @@ TEST(Experiment, EveryShippedExperimentLoads) {
     ++files;
   }
   EXPECT_GE(files, 10);
+  // The example of docs/experiments.md is a valid experiment too.
+  auto doc = *read_file(fs::path(GEMMLAB_SOURCE_DIR) / "docs/experiments.md");
+  auto start = doc.find("```json\n") + 8;
+  auto example = json::parse(doc.substr(start, doc.find("```", start) - start));
+  auto e = parse_experiment(example, "doc");
+  EXPECT_TRUE(e.averaging.has_value());
+  EXPECT_GT(e.kernels.size(), 20u);
   for (bool quick : {false, true})
     for (auto& [name, spec] : report_experiments(quick)) {
       SCOPED_TRACE(name);

@@ -63,10 +63,6 @@ int differences(const ParamValues& a, const ParamValues& b) {
 
 TuneResult tune(const TuneOptions& options, std::ostream& log) {
   TuneOptions o = options;
-  if (o.strategy != Strategy::exhaustive && o.budget_s <= 0) {
-    o.budget_s = kDefaultBudgetS;
-    log << "budget: " << o.budget_s << " s (--budget to change it)\n";
-  }
   const KernelFamily* f = find_family(o.family);
   if (!f) throw UsageError("unknown family '" + o.family + "'");
   if (f->op() != o.problem.op)
@@ -82,6 +78,10 @@ TuneResult tune(const TuneOptions& options, std::ostream& log) {
 
   auto dev = query_device(0);
   auto ceil = ceilings(dev, false);
+  if (o.strategy != Strategy::exhaustive && o.budget_s <= 0) {
+    o.budget_s = kDefaultBudgetS;
+    log << "budget: " << o.budget_s << " s (--budget to change it)\n";
+  }
   TuneResult result;
   result.space = int(space.size());
   result.metadata = run_metadata(dev, ceil, o.timing, Distribution::uniform, o.seed, o.command_line);
