@@ -21,7 +21,8 @@ struct CompiledKernel {
   bool ahead_of_time = false;  // built with the library (no NVRTC at run time)
 };
 
-// Compiles to a CUBIN, or returns the one built with the library, or the cached one. The key covers the source, the headers it may
+// Compiles to a CUBIN, or returns the one built with the library, or the cached one; with
+// use_cache false it always compiles (and stores nothing). The key covers the source, the headers it may
 // include, the options, the architecture and the NVRTC version. Throws RuntimeError with the
 // compiler log on failure. Needs no GPU.
 CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache = true);

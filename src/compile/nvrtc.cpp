@@ -67,7 +67,7 @@ std::string arch_name(int cc_major, int cc_minor) { return "sm_" + std::to_strin
 CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache) {
   auto opts = full_options(req);
   CompiledKernel out;
-  if (auto aot = aot_binary(aot_key(req)); !aot.empty()) {
+  if (auto aot = use_cache ? aot_binary(aot_key(req)) : std::string_view(); !aot.empty()) {
     out.cubin.assign(aot.data(), aot.size());
     out.key = aot_key(req);
     out.ahead_of_time = true;
