@@ -124,3 +124,19 @@ TEST(Problem, BytesAndFlops) {
   EXPECT_EQ(stored_c(p).elements(), 9 * 12 + 10);  // the last row carries no padding
   EXPECT_EQ(describe(p), "10x10x10 row NN");
 }
+
+TEST(Problem, OfAParsedShape) {
+  auto g = problem_of_shape(Op::gemm, parse_shape("4x5x6", Op::gemm), Layout::col_major, Trans::yes, Trans::no);
+  EXPECT_EQ(g.op, Op::gemm);
+  EXPECT_EQ(g.m, 4);
+  EXPECT_EQ(g.n, 5);
+  EXPECT_EQ(g.k, 6);
+  EXPECT_EQ(g.layout, Layout::col_major);
+  EXPECT_EQ(g.trans_a, Trans::yes);
+  // gemv: the stored A's rows x columns; y = A^T x has M = columns.
+  auto v = problem_of_shape(Op::gemv, parse_shape("7x9", Op::gemv), Layout::row_major, Trans::yes, Trans::no);
+  EXPECT_EQ(v.op, Op::gemv);
+  EXPECT_EQ(v.m, 9);
+  EXPECT_EQ(v.k, 7);
+  EXPECT_EQ(v.n, 1);
+}

@@ -70,6 +70,8 @@ Trans parse_trans(const std::string& s);
 // "S" (square) or "MxNxK" (gemm), "S" or "RxC" (gemv: the stored A's rows x columns) → the
 // dimensions, 3 for gemm and 2 for gemv. Throws UsageError.
 std::vector<int64_t> parse_shape(const std::string& text, Op op);
+// The problem of such a shape (gemv: trans_b is ignored), tight leading dimensions, alpha 1, beta 0.
+Problem problem_of_shape(Op op, const std::vector<int64_t>& shape, Layout layout, Trans trans_a, Trans trans_b);
 std::string describe(const Problem& p);  // "M×N×K row NN", "gemv 1000x2000 col T" (A stored rows×cols)
 
 }  // namespace gemmlab

@@ -263,15 +263,7 @@ int main(int argc, char** argv) {
       } catch (const UsageError& e) {
         throw UsageError(std::string("--size: ") + e.what());
       }
-      Problem p;
-      if (op == Op::gemv) {
-        p = Problem::gemv(shape[0], shape[1], parse_layout(layout), parse_trans(trans_a));
-      } else {
-        p.m = shape[0], p.n = shape[1], p.k = shape[2];
-        p.layout = parse_layout(layout);
-        p.trans_a = parse_trans(trans_a);
-      }
-      to.problem = normalized(p);
+      to.problem = normalized(problem_of_shape(op, shape, parse_layout(layout), parse_trans(trans_a), Trans::no));
       to.strategy = parse_strategy(strategy);
       to.budget_s = budget;
       to.seed = tune_seed;
@@ -356,18 +348,10 @@ int main(int argc, char** argv) {
       for (auto& l : split_list({layout}))
         for (auto& t : split_list({trans_a})) cases.emplace_back(shape, parse_layout(l), parse_trans(t));
     for (auto& [shape, lay, ta] : cases) {
-      Problem p;
-      if (op == Op::gemm) {
-        p = Problem::square(1);
-        p.m = m ? m : shape[0];
-        p.n = n ? n : shape[1];
-        p.k = k ? k : shape[2];
-        p.layout = lay;
-        p.trans_a = ta;
-        p.trans_b = parse_trans(trans_b);
-      } else {
-        p = Problem::gemv(m ? m : shape[0], n ? n : shape[1], lay, ta);
-      }
+      // --m, --n, --k override the size's dimensions.
+      for (auto [i, v] : {std::pair{0, m}, {1, n}, {2, k}})
+        if (v && size_t(i) < shape.size()) shape[size_t(i)] = v;
+      Problem p = problem_of_shape(op, shape, lay, ta, parse_trans(trans_b));
       p.alpha = alpha;
       p.beta = beta;
       if (pad) {

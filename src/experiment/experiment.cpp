@@ -296,16 +296,8 @@ std::vector<Problem> parse_problems(const json& spec, Op op) {
     for (auto& l : layouts)
       for (auto& ta : trans_a)
         for (auto& tb : trans_b) {
-          Problem p;
-          if (op == Op::gemv) {
-            if (tb != "n") bad("trans_b", "gemv has no trans_b");
-            p = Problem::gemv(shape[0], shape[1], parse_layout(l), parse_trans(ta));
-          } else {
-            p.m = shape[0], p.n = shape[1], p.k = shape[2];
-            p.layout = parse_layout(l);
-            p.trans_a = parse_trans(ta);
-            p.trans_b = parse_trans(tb);
-          }
+          if (op == Op::gemv && tb != "n") bad("trans_b", "gemv has no trans_b");
+          Problem p = problem_of_shape(op, shape, parse_layout(l), parse_trans(ta), parse_trans(tb));
           p.alpha = alpha;
           p.beta = beta;
           out.push_back(normalized(p));

@@ -165,4 +165,14 @@ std::vector<int64_t> parse_shape(const std::string& s, Op op) {
   return shape;
 }
 
+Problem problem_of_shape(Op op, const std::vector<int64_t>& shape, Layout layout, Trans trans_a, Trans trans_b) {
+  if (op == Op::gemv) return Problem::gemv(shape.at(0), shape.at(1), layout, trans_a);
+  Problem p;
+  p.m = shape.at(0), p.n = shape.at(1), p.k = shape.at(2);
+  p.layout = layout;
+  p.trans_a = trans_a;
+  p.trans_b = trans_b;
+  return p;
+}
+
 }  // namespace gemmlab
