@@ -1,6 +1,7 @@
 #pragma once
 // The benchmark driver: problems × kernels, each run verified, then timed with the harness,
 // cuBLAS SGEMM always timed in the same run for the ratio.
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "gemmlab/averaging.hpp"
 #include "gemmlab/ceilings.hpp"
+#include "gemmlab/counters.hpp"
 #include "gemmlab/data.hpp"
 #include "gemmlab/family.hpp"
 #include "gemmlab/problem.hpp"
@@ -22,6 +24,7 @@ struct KernelSpec {
   std::string name;
   const KernelFamily* family = nullptr;  // null for cublas, cublas-tf32, openblas
   ParamValues params;
+  Ablation ablation = Ablation::none;
 };
 
 // Names: the family names, "cublas", "cublas-tf32", "openblas". Each family named runs at every
@@ -39,6 +42,7 @@ struct BenchOptions {
   TimingOptions timing;
   bool remeasure_ceilings = false;
   std::optional<AveragingShape> averaging;  // also run seed 004's pipeline, before the problems
+  std::vector<MetricDef> metrics;           // hardware counters per record (--metrics); none when empty
   std::string command_line;
 };
 
@@ -68,6 +72,9 @@ class ProblemSession {
   Verdict verify(GemmRunner& r);
   const Problem& problem() const;
   Timing time(GemmRunner& r, DeviceTimer& timer, const TimingOptions& host_opts);
+  // One run of a device runner, enqueued and finished, after C is reset and synchronised, so that
+  // a profiler wrapped around `around` sees the runner's kernels only.
+  void run_alone(GemmRunner& r, const std::function<void(const std::function<void()>&)>& around);
 
  private:
   struct Buffers;

@@ -11,7 +11,9 @@ namespace gemmlab {
 
 struct Ceilings {
   double ffma_tflops = 0;  // sustained FFMA rate, 2 flops per FMA
-  double copy_gbps = 0;    // device-to-device copy, bytes read plus bytes written
+  double copy_gbps = 0;    // device-to-device copy, bytes read plus bytes written (the DRAM ceiling)
+  double l2_gbps = 0;      // reads of a buffer a quarter of L2's size, again and again
+  double smem_gbps = 0;    // conflict-free 16-byte shared-memory reads, all SMs
   std::string measured_at; // UTC, ISO 8601
 };
 

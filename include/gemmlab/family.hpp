@@ -45,6 +45,33 @@ constexpr int kMaxRegisters = 255;
 std::string shared_memory_violation(long long bytes);  // empty when it fits
 std::string register_violation(int estimate);          // empty when it fits
 
+// What a configuration does on one (canonical) problem, counted from its parameters: instruction
+// counts are per warp, the way the hardware counts them; bytes are those the instructions request.
+// A field a family cannot predict stays negative. `assumptions` says what the counts take for
+// granted (how the compiler merges loads, what edge tiles do).
+struct KernelModel {
+  double global_load_inst = -1;   // LDG
+  double global_async_inst = -1;  // LDGSTS (cp.async: global to shared without registers)
+  double global_load_bytes = -1;  // requested by both
+  double global_store_inst = -1, global_store_bytes = -1;
+  double shared_load_inst = -1, shared_load_bytes = -1;
+  double shared_store_inst = -1;
+  std::vector<std::string> assumptions;
+};
+
+// Ablations place time inside a kernel without counters (seed 001 found its bottleneck by
+// removing the C store): one stage left out. Compiled with -DABLATE=<n>; such a kernel does not
+// compute the product, and every run of it is labelled so.
+enum class Ablation {
+  none,
+  no_store,       // "nostore": the C store is left out (kept alive behind a test that never holds)
+  no_load,        // "noload": only the first K tile(s) come from global memory; later ones reuse them
+  no_smem_store,  // "nosmemstore": only the first K tile is stored to shared memory
+};
+std::string to_string(Ablation a);
+Ablation parse_ablation(const std::string& name);  // throws UsageError
+std::vector<std::string> compile_defines(Ablation a);  // none: no definition
+
 class KernelFamily {
  public:
   virtual ~KernelFamily() = default;
@@ -78,6 +105,10 @@ class KernelFamily {
   virtual long long workspace_counters(const ParamValues&, const Problem&) const { return 0; }
   // Why this configuration cannot run this problem; empty when it can.
   virtual std::string unsupported(const ParamValues&, const Problem&) const { return {}; }
+  // The ablations this configuration's source honours.
+  virtual std::vector<Ablation> ablations(const ParamValues&) const { return {}; }
+  // The analytic model of one call (split-K's reduce kernel excluded).
+  virtual KernelModel model(const ParamValues&, const Problem&, const Variant&) const { return {}; }
 };
 
 // "block=16x16,tile=64x64x8" → values, completed with defaults; throws UsageError on unknown

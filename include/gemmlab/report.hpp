@@ -10,10 +10,11 @@
 
 namespace gemmlab {
 
-// Draws DIR/*.png and DIR/README.md from results files. Throws RuntimeError when no python3 with
+// Draws DIR/*.png and DIR/README.md from results files; with roofline, the hierarchical roofline
+// of the records that carry counters instead. Throws RuntimeError when no python3 with
 // matplotlib is found, UsageError for a file that is not gemmlab results.
 void plot_results(const std::vector<std::filesystem::path>& results, const std::filesystem::path& out,
-                  const std::string& title, const std::string& intro_markdown = "");
+                  const std::string& title, const std::string& intro_markdown = "", bool roofline = false);
 
 struct ReportOptions {
   std::filesystem::path out = "gemmlab-report";

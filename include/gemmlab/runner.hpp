@@ -39,12 +39,16 @@ class GemmRunner {
   virtual void prepare(const Problem&) {}
   // Enqueues the product (device runners) or computes it (host runners, stream ignored).
   virtual void run(const Problem& p, const Operands& ops, cudaStream_t stream) = 0;
+  // The stage left out ("nostore", ...): such a runner does not compute the product, is never
+  // verified, and its records say so. Empty for a real product.
+  virtual std::string ablation() const { return {}; }
   // Static facts for the results (registers, shared memory, spills, parameters).
   virtual nlohmann::json details() const { return nlohmann::json::object(); }
 };
 
 // A kernel family at one parameter point, compiled at run time for the current GPU.
-std::unique_ptr<GemmRunner> make_family_runner(const KernelFamily& f, const ParamValues& v);
+std::unique_ptr<GemmRunner> make_family_runner(const KernelFamily& f, const ParamValues& v,
+                                               Ablation ablation = Ablation::none);
 std::unique_ptr<GemmRunner> make_cublas_runner(Precision p);
 std::unique_ptr<GemmRunner> make_openblas_runner();
 // gemmlab::sgemm / sgemv, the library call, with the configuration it picks.

@@ -24,6 +24,7 @@ struct SweepOptions {
   bool fresh = false;          // discard earlier results in `out` instead of resuming
   double point_timeout_s = 300;
   std::string executable;      // this program, to start workers with
+  std::string metrics;         // hardware counters per point (parse_metrics); none when empty
   std::string command_line;
 };
 

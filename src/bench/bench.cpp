@@ -7,6 +7,7 @@
 #include "gemmlab/ceilings.hpp"
 #include "gemmlab/device.hpp"
 #include "gemmlab/error.hpp"
+#include "gemmlab/profile.hpp"
 #include "gemmlab/runner.hpp"
 
 namespace gemmlab {
@@ -90,7 +91,7 @@ void check_memory(const Problem& p, size_t extra) {
 }  // namespace
 
 std::unique_ptr<GemmRunner> make_runner(const KernelSpec& k) {
-  if (k.family) return make_family_runner(*k.family, k.params);
+  if (k.family) return make_family_runner(*k.family, k.params, k.ablation);
   if (k.name == "cublas") return make_cublas_runner(Precision::fp32);
   if (k.name == "cublas-tf32") return make_cublas_runner(Precision::tf32);
   if (k.name == "gemmlab") return make_library_runner();
@@ -179,9 +180,13 @@ Record measure(GemmRunner& r, ProblemSession& session, DeviceTimer& timer, const
     rec.status = "unsupported: " + why;
     return rec;
   }
-  rec.verdict = session.verify(r);
-  rec.verified = true;
-  rec.status = rec.verdict.passed ? "ok" : "failed";
+  if (auto a = r.ablation(); !a.empty()) {
+    rec.status = "ablated: " + a + " (not the product, not verified)";
+  } else {
+    rec.verdict = session.verify(r);
+    rec.verified = true;
+    rec.status = rec.verdict.passed ? "ok" : "failed";
+  }
   rec.details = r.details();
   rec.timing = session.time(r, timer, host_opts);
   double s = rec.timing.ms.median * 1e-3;
@@ -194,6 +199,18 @@ Record measure(GemmRunner& r, ProblemSession& session, DeviceTimer& timer, const
 }
 
 const Problem& ProblemSession::problem() const { return b_->problem; }
+
+void ProblemSession::run_alone(GemmRunner& r, const std::function<void(const std::function<void()>&)>& around) {
+  const Problem& p = b_->problem;
+  if (r.where() != Where::device) throw UsageError(r.name() + " runs on the host: it has no kernels to profile");
+  r.prepare(p);
+  b_->ws.reset_c();
+  GEMMLAB_CUDA(cudaStreamSynchronize(b_->stream));
+  around([&] {
+    r.run(p, b_->ws.device(), b_->stream);
+    GEMMLAB_CUDA(cudaStreamSynchronize(b_->stream));
+  });
+}
 
 std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
@@ -273,6 +290,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
   }
   for (auto& p : o.problems) check_memory(p, timer_and_library_headroom + workspace);
   print_table_header(table);
+  bool counters_ok = true;
   if (o.averaging && !run_averaging(*o.averaging, o.dist, o.seed, ceil, timer, table, result.records))
     result.all_passed = false;
   for (size_t pi = 0; pi < o.problems.size(); ++pi) {
@@ -286,6 +304,13 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
     for (size_t ri = 0; ri < runners.size(); ++ri) {
       GemmRunner& r = *runners[ri];
       Record rec = measure(r, session, timer, host_opts, ceil);
+      if (!o.metrics.empty() && counters_ok) {
+        auto why = attach_counters(rec, r, session, o.metrics);
+        if (!why.empty()) {  // said once; the timings go on without counters
+          table << "gemmlab: " << why << "\n";
+          counters_ok = false;
+        }
+      }
       if (ri == 0) cublas_ms = rec.timing.ms.median;
       rec.x_cublas = cublas_ms > 0 && rec.timing.ms.median > 0 ? cublas_ms / rec.timing.ms.median : 0;
       if (rec.status == "failed") result.all_passed = false;

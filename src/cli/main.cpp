@@ -9,8 +9,10 @@
 #include <sstream>
 #include <tuple>
 
+#include "cli/analysis.hpp"
 #include "gemmlab/bench.hpp"
 #include "gemmlab/ceilings.hpp"
+#include "gemmlab/counters.hpp"
 #include "gemmlab/device.hpp"
 #include "gemmlab/error.hpp"
 #include "gemmlab/family.hpp"
@@ -156,6 +158,12 @@ int main(int argc, char** argv) {
   bench->add_option("--min-samples", timing.min_samples, "minimum samples")->default_val(10)->check(CLI::PositiveNumber);
   bench->add_option("--max-time", timing.max_time_s, "seconds per measurement at most")->default_val(2.0)
       ->check(CLI::PositiveNumber);
+  std::string metrics, ablate;
+  bench->add_option("--metrics", metrics,
+                    "hardware counters per kernel: sets (seed000, memory, compute, stalls, roofline, all), gemmlab "
+                    "metrics or Nsight Compute names, comma-separated");
+  bench->add_option("--ablate", ablate, "run the families with one stage left out: nostore, noload, nosmemstore "
+                                        "(the result is not the product and is not verified)");
   bench->add_option("--csv", csv, "write the results as CSV");
   bench->add_option("--json", json, "write the results as JSON");
 
@@ -169,6 +177,8 @@ int main(int argc, char** argv) {
   sweep->add_option("--point-timeout", point_timeout, "seconds one point may run before it is recorded as timed out")
       ->default_val(300)->check(CLI::PositiveNumber);
   sweep->add_flag("--worker", sweep_worker_mode, "internal: run points in this process")->group("");
+  std::string sweep_metrics;
+  sweep->add_option("--metrics", sweep_metrics, "hardware counters per point (as bench --metrics)");
 
   auto* tune_cmd = app.add_subcommand("tune", "search a family's space for one problem; record the best in the tuning database");
   std::string tune_kernel, tune_size, strategy = "random", db_path;
@@ -207,6 +217,52 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--out", report_out, "output folder")->default_val("gemmlab-report");
   report_cmd->add_flag("--quick", quick, "fewer sizes (about a minute)");
 
+  // One configuration on one problem: profile and explain.
+  struct TargetArgs {
+    std::string kernel, size, layout = "row", trans_a = "n", trans_b = "n", dist = "uniform", op = "gemm";
+    std::vector<std::string> params;
+    uint64_t seed = 1;
+    float alpha = 1, beta = 0;
+  };
+  auto add_target = [](CLI::App* c, TargetArgs& t) {
+    c->add_option("--kernel", t.kernel, "a kernel family (or cublas for profile)");
+    c->add_option("--param", t.params, "the family's parameter point, e.g. block=16x16,vpt=8x8")->delimiter('\0');
+    c->add_option("--size", t.size, "S or MxNxK (gemv: S or RxC)");
+    c->add_option("--op", t.op, "gemm or gemv")->default_val("gemm");
+    c->add_option("--layout", t.layout, "row or col")->default_val("row");
+    c->add_option("--trans-a,--trans", t.trans_a, "n or t")->default_val("n");
+    c->add_option("--trans-b", t.trans_b, "n or t")->default_val("n");
+    c->add_option("--dist", t.dist, "input distribution")->default_val("uniform");
+    c->add_option("--seed", t.seed, "random seed")->default_val(1);
+    c->add_option("--alpha", t.alpha, "alpha")->default_val(1.0f);
+    c->add_option("--beta", t.beta, "beta")->default_val(0.0f);
+  };
+  auto* profile_cmd = app.add_subcommand("profile", "hardware counters of one configuration beside cuBLAS's (seed 000's Table I)");
+  TargetArgs profile_t;
+  std::string profile_metrics = "seed000", profile_baseline = "cublas", profile_json;
+  bool list_metrics_flag = false;
+  profile_cmd->add_flag("--list-metrics", list_metrics_flag, "list the counters this GPU offers and gemmlab's metric sets");
+  add_target(profile_cmd, profile_t);
+  profile_cmd->add_option("--metrics", profile_metrics, "metric sets, gemmlab metrics or Nsight Compute names")
+      ->default_val("seed000");
+  profile_cmd->add_option("--baseline", profile_baseline, "cublas or none")->default_val("cublas");
+  profile_cmd->add_option("--json", profile_json, "write the comparison as JSON");
+  auto* explain_cmd = app.add_subcommand("explain", "the analytic model of one configuration, beside its counters and ablations");
+  TargetArgs explain_t;
+  bool explain_measure = false;
+  std::string explain_json;
+  add_target(explain_cmd, explain_t);
+  explain_cmd->add_flag("--measure", explain_measure, "also run it on GPU 0: counters, time, and the time of each ablation");
+  explain_cmd->add_option("--json", explain_json, "write prediction and measurement as JSON");
+  auto* ceilings_cmd = app.add_subcommand("ceilings", "measure the FFMA rate and the DRAM, L2 and shared-memory bandwidths");
+  bool ceilings_remeasure = false;
+  ceilings_cmd->add_flag("--remeasure", ceilings_remeasure, "measure again instead of using the cached values");
+  auto* roofline_cmd = app.add_subcommand("roofline", "draw the hierarchical roofline of results with counters (bench --metrics roofline)");
+  std::vector<std::string> roofline_files;
+  std::string roofline_out;
+  roofline_cmd->add_option("results", roofline_files, "results files with counters")->required();
+  roofline_cmd->add_option("--out", roofline_out, "output folder")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -243,6 +299,8 @@ int main(int argc, char** argv) {
       so.point_timeout_s = point_timeout;
       so.executable = self;
       so.command_line = cmd;
+      if (!sweep_metrics.empty()) parse_metrics(sweep_metrics);  // refused here, not in every worker
+      so.metrics = sweep_metrics;
       if (sweep_out.empty()) so.out = std::filesystem::path("results") / load_experiment(sweep_file).name;
       else so.out = sweep_out;
       if (sweep_worker_mode) return sweep_worker(so);
@@ -283,6 +341,43 @@ int main(int argc, char** argv) {
       std::printf("best of %zu/%d configurations in %.1f s: %s, %.4f ms, %.1f GFLOP/s -> %s (class %s)\n",
                   r.trials.size(), r.space, r.elapsed_s, b->params.c_str(), b->median_ms, b->gflops, to.db.c_str(),
                   shape_class(to.problem).c_str());
+      return kExitOk;
+    }
+    auto target_of = [&](const TargetArgs& a) {
+      if (a.kernel.empty() || a.size.empty()) throw UsageError("give --kernel and --size");
+      cli::Target t;
+      Op op = parse_op(a.op);
+      auto specs = resolve_kernels({a.kernel}, a.params);
+      if (specs.size() != 1) throw UsageError("give one parameter point");
+      t.kernel = specs.front();
+      std::vector<int64_t> shape;
+      try {
+        shape = parse_shape(a.size, op);
+      } catch (const UsageError& e) {
+        throw UsageError(std::string("--size: ") + e.what());
+      }
+      Problem p = problem_of_shape(op, shape, parse_layout(a.layout), parse_trans(a.trans_a), parse_trans(a.trans_b));
+      p.alpha = a.alpha;
+      p.beta = a.beta;
+      t.problem = normalized(p);
+      t.dist = parse_distribution(a.dist);
+      t.seed = a.seed;
+      t.command_line = cmd;
+      return t;
+    };
+    if (profile_cmd->parsed()) {
+      if (list_metrics_flag) return cli::list_metrics();
+      check_output_path(profile_json);
+      return cli::run_profile(target_of(profile_t), profile_metrics, profile_baseline, profile_json);
+    }
+    if (explain_cmd->parsed()) {
+      check_output_path(explain_json);
+      return cli::run_explain(target_of(explain_t), explain_measure, explain_json);
+    }
+    if (ceilings_cmd->parsed()) return cli::run_ceilings(ceilings_remeasure);
+    if (roofline_cmd->parsed()) {
+      std::vector<std::filesystem::path> files(roofline_files.begin(), roofline_files.end());
+      plot_results(files, roofline_out, "gemmlab roofline", "", true);
       return kExitOk;
     }
     if (plot_cmd->parsed()) {
@@ -339,6 +434,18 @@ int main(int argc, char** argv) {
         for (int64_t d : default_sizes()) shapes.push_back(std::vector<int64_t>(dims, d));
     }
     o.kernels = resolve_kernels(kernels.empty() ? default_kernels(op) : split_list(kernels), params);
+    if (!metrics.empty()) o.metrics = parse_metrics(metrics);
+    if (!ablate.empty()) {
+      // Families only; each must have the ablation.
+      Ablation a = parse_ablation(ablate);
+      for (auto& k : o.kernels) {
+        if (!k.family) continue;
+        auto ok = k.family->ablations(k.params);
+        if (std::find(ok.begin(), ok.end(), a) == ok.end())
+          throw UsageError(k.name + " " + format_params(*k.family, k.params) + " has no ablation " + ablate);
+        k.ablation = a;
+      }
+    }
     o.remeasure_ceilings = measure_ceilings;
     auto pipeline = parse_averaging_shape(average_shape);
     if (average) o.averaging = pipeline;

@@ -119,6 +119,27 @@ std::vector<std::string> Variant::defines() const {
           "-DA_VEC=" + std::to_string(a_vec), "-DB_VEC=" + std::to_string(b_vec), "-DC_VEC=" + std::to_string(c_vec)};
 }
 
+std::string to_string(Ablation a) {
+  switch (a) {
+    case Ablation::none: return "none";
+    case Ablation::no_store: return "nostore";
+    case Ablation::no_load: return "noload";
+    case Ablation::no_smem_store: return "nosmemstore";
+  }
+  return "none";
+}
+
+Ablation parse_ablation(const std::string& name) {
+  for (auto a : {Ablation::none, Ablation::no_store, Ablation::no_load, Ablation::no_smem_store})
+    if (to_string(a) == name) return a;
+  throw UsageError("unknown ablation '" + name + "' (nostore, noload, nosmemstore)");
+}
+
+std::vector<std::string> compile_defines(Ablation a) {
+  if (a == Ablation::none) return {};
+  return {"-DABLATE=" + std::to_string(int(a))};
+}
+
 std::vector<std::string> compile_defines(const KernelFamily& f, const ParamValues& v, const Variant& var) {
   auto defines = f.defines(v);
   if (f.uses_variant())

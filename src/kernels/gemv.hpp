@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gemmlab/family.hpp"
+#include "kernels/tiled.hpp"
 
 namespace gemmlab::gemv {
 
@@ -43,6 +44,35 @@ inline unsigned blocks(long long items, long long per_block) { return unsigned((
 inline std::string grid_limit(long long items, long long per_block) {
   if ((items + per_block - 1) / per_block > 2147483647LL) return "the grid would exceed 2^31-1 blocks";
   return {};
+}
+
+}  // namespace gemmlab::gemv
+
+// ---- the analytic model's helpers ----
+namespace gemmlab::gemv {
+
+// A GEMV's compulsory traffic: A once, x per output (as the loads request it), y written once.
+inline KernelModel base_model(const Problem& p) {
+  KernelModel m;
+  m.global_store_bytes = 4.0 * double(p.m);
+  m.shared_load_inst = m.shared_store_inst = m.shared_load_bytes = 0;
+  return m;
+}
+
+// Load instructions of dot_row (gemv_common.cuh) for the warp whose first lane is `lane`, on a
+// 16-byte aligned row of k floats: NUNROLL 16-byte loads of A and x per unrolled step, then the
+// remaining 16-byte steps, then the scalar tail. x unaligned takes 4 scalar loads per 16 bytes.
+inline double dot_row_loads(long long k, int lanes, int unroll, int lane, bool x_aligned) {
+  const long long n4 = k / 4;
+  const double x_loads = x_aligned ? 1 : 4;
+  long long q = lane, steps = 0, rest = 0;
+  if (q + (unroll - 1) * lanes < n4) {
+    steps = (n4 - 1 - q - (long long)(unroll - 1) * lanes) / ((long long)unroll * lanes) + 1;
+    q += steps * unroll * lanes;
+  }
+  if (q < n4) rest = (n4 - q + lanes - 1) / lanes;
+  const double tail = lane < k % 4 ? 1 : 0;  // one step, for the warp holding the first lanes
+  return double(steps) * unroll * (1 + x_loads) + double(rest) * (1 + x_loads) + 2 * tail;
 }
 
 }  // namespace gemmlab::gemv

@@ -43,4 +43,61 @@ bool vpt_divides_tile(std::vector<std::string>& out, const ParamValues& v) {
 
 int grid_threads(const ParamValues& v) { return (v.at("tile")[0] / v.at("vpt")[0]) * (v.at("tile")[1] / v.at("vpt")[1]); }
 
+double strided_warp_inst(long long n, int nt) {
+  double total = 0;
+  for (int first = 0; first < nt; first += 32)
+    if (first < n) total += double((n - first + nt - 1) / nt);
+  return total;
+}
+
+int merged_loads(int len, int align) {
+  if (align % 4 == 0) return len / 4 + (len % 4) / 2 + len % 2;
+  if (align % 2 == 0) return len / 2 + len % 2;
+  return len;
+}
+
+Tiling tiling(const Problem& p, int bm, int bn, int bk) {
+  return {double((p.m + bm - 1) / bm) * double((p.n + bn - 1) / bn), double((p.k + bk - 1) / bk)};
+}
+
+void add_epilogue(KernelModel& m, const Problem& p, double stores) {
+  m.global_store_inst = stores;
+  m.global_store_bytes = 4.0 * double(p.m) * double(p.n);
+  if (p.beta != 0.0f) {
+    m.global_load_inst += stores;
+    m.global_load_bytes += m.global_store_bytes;
+  }
+}
+
+KernelModel chunked_model(const Problem& p, const Variant& var, int bm, int bn, int bk, int tm, int tn, int threads,
+                          bool async) {
+  KernelModel m;
+  const auto t = tiling(p, bm, bn, bk);
+  const double steps = t.blocks * t.ktiles;
+  const int warps = warps_of(threads);
+  // An operand's OUTER x BK tile: contig_k says which dimension is contiguous, vec whether
+  // 16-byte accesses are aligned.
+  double ldg = 0, ldgsts = 0, sts = 0;
+  auto operand = [&](int outer, bool contig_k, bool vec) {
+    const double chunks = double(outer) * bk / 4 / threads;  // per thread
+    if (async) {
+      ldgsts += vec && !contig_k ? chunks : 4 * chunks;  // 16-byte copies, else 4-byte ones
+    } else {
+      ldg += vec ? chunks : 4 * chunks;
+      sts += contig_k ? 4 * chunks : chunks;  // transposing scalar stores, else one 16-byte store
+    }
+  };
+  operand(bm, var.a_k_contig, var.a_vec);
+  operand(bn, !var.b_n_contig, var.b_vec);
+  m.global_load_inst = steps * warps * ldg;
+  m.global_async_inst = steps * warps * ldgsts;
+  m.shared_store_inst = steps * warps * sts;
+  m.global_load_bytes = steps * 4.0 * double(bm + bn) * bk;
+  m.shared_load_inst = steps * warps * bk * double(tm + tn) / 4;
+  m.shared_load_bytes = steps * threads * 4.0 * bk * double(tm + tn);
+  add_epilogue(m, p, t.blocks * warps * double(tm) * tn / 4 * (var.c_vec ? 1 : 4));
+  m.assumptions.push_back("edge tiles counted like interior ones (their partial chunks take scalar loads)");
+  return m;
+}
+
 }  // namespace gemmlab::tiled

@@ -34,3 +34,33 @@ bool vpt_divides_tile(std::vector<std::string>& out, const ParamValues& v);
 int grid_threads(const ParamValues& v);
 
 }  // namespace gemmlab::tiled
+
+// ---- the analytic model's helpers ----
+namespace gemmlab::tiled {
+
+inline int warps_of(int threads) { return (threads + 31) / 32; }
+
+// Warp-level executions of `for (e = tid; e < n; e += nt) <one instruction>` in a block of nt
+// threads: each warp runs as many iterations as its first thread.
+double strided_warp_inst(long long n, int nt);
+
+// Instructions one thread needs for `len` consecutive floats whose start is a multiple of
+// `align` floats, when the compiler merges them into the widest aligned loads (128, 64, 32 bit).
+int merged_loads(int len, int align);
+
+// Blocks and K tiles of a BM x BN x BK tiling.
+struct Tiling {
+  double blocks, ktiles;
+};
+Tiling tiling(const Problem& p, int bm, int bn, int bk);
+
+// The k-major chunked families (vectorized, pipelined, warptiled): their loaders (synchronous
+// through registers, or cp.async), the thread tile's 16-byte fragment loads and the epilogue.
+// Edge tiles are counted like interior ones.
+KernelModel chunked_model(const Problem& p, const Variant& var, int bm, int bn, int bk, int tm, int tn, int threads,
+                          bool async);
+
+// The epilogue's C traffic: `stores` warp instructions writing m·n floats; beta ≠ 0 reads as many.
+void add_epilogue(KernelModel& m, const Problem& p, double stores);
+
+}  // namespace gemmlab::tiled

@@ -7,8 +7,14 @@ namespace {
 
 class FamilyRunner final : public GemmRunner {
  public:
-  FamilyRunner(const KernelFamily& f, ParamValues v) : launcher_(f, std::move(v)) {}
-  std::string name() const override { return launcher_.family().name(); }
+  FamilyRunner(const KernelFamily& f, ParamValues v, Ablation a) : launcher_(f, std::move(v), a) {}
+  std::string name() const override {
+    auto a = ablation();
+    return launcher_.family().name() + (a.empty() ? "" : "[" + a + "]");
+  }
+  std::string ablation() const override {
+    return launcher_.ablation() == Ablation::none ? "" : to_string(launcher_.ablation());
+  }
   std::string unsupported(const Problem& p) const override { return launcher_.unsupported(p); }
   size_t workspace_bytes(const Problem& p) const override { return launcher_.workspace_bytes(p); }
   void prepare(const Problem& p) override {
@@ -27,8 +33,8 @@ class FamilyRunner final : public GemmRunner {
 
 }  // namespace
 
-std::unique_ptr<GemmRunner> make_family_runner(const KernelFamily& f, const ParamValues& v) {
-  return std::make_unique<FamilyRunner>(f, v);
+std::unique_ptr<GemmRunner> make_family_runner(const KernelFamily& f, const ParamValues& v, Ablation a) {
+  return std::make_unique<FamilyRunner>(f, v, a);
 }
 
 std::string to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "tf32"; }

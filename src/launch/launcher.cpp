@@ -7,8 +7,6 @@
 
 namespace gemmlab {
 
-namespace {
-
 // The row-major-C form of a problem: a column-major C is a row-major Cᵀ = op(B)ᵀ·op(A)ᵀ, so the
 // operands trade places (and M with N); families only ever see row-major C.
 // GEMV is never swapped: its kernels take any strides of op(A), and x and y are vectors.
@@ -23,6 +21,8 @@ Problem canonical(const Problem& p) {
   std::swap(q.lda, q.ldb);
   return q;
 }
+
+namespace {
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
@@ -47,6 +47,11 @@ Variant variant_of(const Problem& c, const float* a, const float* b, const float
 
 }  // namespace
 
+Variant aligned_variant(const Problem& canonical_problem) {
+  static const float aligned[4] = {};
+  return variant_of(canonical_problem, aligned, aligned, aligned);
+}
+
 void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, float alpha, float beta,
             cudaStream_t stream) {
   GemmArgs args = plan.args;
@@ -67,7 +72,13 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
   }
 }
 
-FamilyLauncher::FamilyLauncher(const KernelFamily& f, ParamValues v) : family_(f), values_(std::move(v)) {}
+FamilyLauncher::FamilyLauncher(const KernelFamily& f, ParamValues v, Ablation ablation)
+    : family_(f), values_(std::move(v)), ablation_(ablation) {
+  if (ablation_ == Ablation::none) return;
+  auto ok = family_.ablations(values_);
+  if (std::find(ok.begin(), ok.end(), ablation_) == ok.end())
+    throw UsageError(family_.name() + " " + format_params(family_, values_) + " has no ablation " + to_string(ablation_));
+}
 
 FamilyLauncher::~FamilyLauncher() {
   cudaFree(workspace_);
@@ -122,6 +133,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
 
 nlohmann::json FamilyLauncher::details() const {
   nlohmann::json j = {{"params", format_params(family_, values_)}};
+  if (ablation_ != Ablation::none) j["ablation"] = to_string(ablation_);
   if (last_) {
     j["registers"] = last_->attrs.numRegs;
     j["static_smem_bytes"] = last_->attrs.sharedSizeBytes;
@@ -135,6 +147,7 @@ nlohmann::json FamilyLauncher::details() const {
 
 FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeometry& g) {
   auto defines = compile_defines(family_, values_, v);
+  for (auto& d : compile_defines(ablation_)) defines.push_back(d);
   std::string key;
   for (auto& d : defines) key += d + " ";
   auto it = loaded_.find(key);

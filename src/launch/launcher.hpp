@@ -31,19 +31,28 @@ struct LaunchPlan {
   GemmArgs args{};             // strides, sizes, workspace, counters; pointers and alpha/beta per call
 };
 
+// The row-major-C form a family computes: a column-major C is the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ.
+bool swapped(const Problem& p);
+Problem canonical(const Problem& p);
+// The variant of a call on that form whose operands start 16-byte aligned (as cudaMalloc's do).
+Variant aligned_variant(const Problem& canonical_problem);
+
 // Enqueues the plan with these operands and scalars.
 void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, float alpha, float beta,
             cudaStream_t stream);
 
 class FamilyLauncher {
  public:
-  FamilyLauncher(const KernelFamily& f, ParamValues v);
+  // An ablation other than none compiles the family with that stage left out (checked against
+  // the family's list: UsageError).
+  FamilyLauncher(const KernelFamily& f, ParamValues v, Ablation ablation = Ablation::none);
   ~FamilyLauncher();
   FamilyLauncher(const FamilyLauncher&) = delete;
   FamilyLauncher& operator=(const FamilyLauncher&) = delete;
 
   const KernelFamily& family() const { return family_; }
   const ParamValues& values() const { return values_; }
+  Ablation ablation() const { return ablation_; }
   std::string unsupported(const Problem& p) const;
   size_t workspace_bytes(const Problem& p) const;
   // The plan for this problem with operands at these addresses (their 16-byte alignment selects
@@ -71,6 +80,7 @@ class FamilyLauncher {
 
   const KernelFamily& family_;
   ParamValues values_;
+  Ablation ablation_;
   std::optional<DeviceInfo> device_;
   std::map<std::string, Loaded> loaded_;
   const Loaded* last_ = nullptr;

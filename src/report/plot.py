@@ -227,6 +227,62 @@ def plot_bar(rows, spec, path, title, ceilings):
     return True
 
 
+# The levels of the hierarchical roofline: the counters that give their bytes, and the ceiling.
+ROOF_LEVELS = [
+    ("DRAM", ("dram_read_bytes", "dram_write_bytes"), "copy_gbps", "o"),
+    ("L2", ("l2_bytes",), "l2_gbps", "s"),
+    ("L1", ("l1_bytes",), None, "^"),
+    ("shared", ("shared_bytes",), "smem_gbps", "D"),
+]
+
+
+def plot_roofline(rows, path, title, ceilings):
+    """Each kernel at its achieved GFLOP/s, once per memory level at that level's intensity
+    (useful FLOPs / bytes the counters saw there), under the measured ceilings."""
+    pts = []
+    for r in rows:
+        m = ((r.get("details") or {}).get("counters") or {}).get("metrics") or {}
+        if r.get("status") != "ok" or not m or not r.get("gflops"):
+            continue
+        flops = r["gflops"] * 1e9 * r["median_ms"] * 1e-3
+        for level, keys, _, marker in ROOF_LEVELS:
+            if all(isinstance(m.get(k), (int, float)) for k in keys):
+                b = sum(m[k] for k in keys)
+                if b > 0:
+                    pts.append((label_of(r) + " " + size_of(r), level, flops / b, r["gflops"], marker))
+    if not pts:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 6))
+    xs = [p[2] for p in pts]
+    lo, hi = min(xs) / 4, max(xs) * 4
+    peak = ceilings.get("ffma_tflops", 0) * 1e3
+    grid = [lo * (hi / lo) ** (i / 200.0) for i in range(201)]
+    for level, _, key, _ in ROOF_LEVELS:
+        bw = ceilings.get(key or "", 0)
+        if bw:
+            ys = [min(peak, bw * x) if peak else bw * x for x in grid]
+            ax.plot(grid, ys, linestyle="--", linewidth=1, label="%s %.0f GB/s (measured)" % (level, bw))
+    if peak:
+        ax.axhline(peak, color="red", linewidth=1, label="FFMA %.1f TFLOP/s (measured)" % (peak / 1e3))
+    colors = plt.get_cmap("tab10").colors
+    names = list(OrderedDict.fromkeys(p[0] for p in pts))
+    for name, level, x, y, marker in pts:
+        ax.scatter([x], [y], marker=marker, color=colors[names.index(name) % 10], s=30, zorder=3)
+    for i, n in enumerate(names):  # legend entries for the kernels
+        ax.scatter([], [], color=colors[i % 10], marker="o", label=n)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOP/byte at that level; o DRAM, s L2, ^ L1, D shared)")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def default_plots(rows):
     gemm = [r for r in rows if r.get("op", "gemm") == "gemm"]
     gemv = [r for r in rows if r.get("op") == "gemv"]
@@ -303,6 +359,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--title", default="gemmlab results")
     ap.add_argument("--intro", default="", help="a markdown file to put after the title")
+    ap.add_argument("--roofline", action="store_true", help="draw the hierarchical roofline of records with counters")
     ap.add_argument("results", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -324,6 +381,14 @@ def main():
         md += ["Run: " + describe_run(meta) + ". Source: `%s`." % os.path.relpath(path, a.out), ""]
         if not rows:
             md += ["(no results)", ""]
+            continue
+        if a.roofline:
+            png = "%s-roofline.png" % name
+            if plot_roofline(rows, os.path.join(a.out, png), "roofline: " + name, meta.get("ceilings", {})):
+                md += ["![roofline](%s)" % png, ""]
+                drawn += 1
+            else:
+                md += ["(no records with counters: run bench --metrics roofline)", ""]
             continue
         for spec in exp.get("plots") or default_plots(rows):
             kind = spec.get("kind", "line")

@@ -67,7 +67,7 @@ std::string find_python() {
 }  // namespace
 
 void plot_results(const std::vector<fs::path>& results, const fs::path& out, const std::string& title,
-                  const std::string& intro_markdown) {
+                  const std::string& intro_markdown, bool roofline) {
   for (auto& r : results) {
     auto text = read_file(r);
     if (!text) throw UsageError("cannot read results file " + r.string());
@@ -88,6 +88,7 @@ void plot_results(const std::vector<fs::path>& results, const fs::path& out, con
   auto script = cache_dir() / ("plot-" + stable_hash(embedded::plot_source) + ".py");
   if (!fs::exists(script)) write_file_atomic(script, embedded::plot_source);
   std::vector<std::string> args = {python, script.string(), "--out", out.string(), "--title", title};
+  if (roofline) args.push_back("--roofline");
   fs::path intro;
   if (!intro_markdown.empty()) {
     intro = out / ".intro.md";

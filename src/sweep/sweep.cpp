@@ -20,6 +20,7 @@
 #include "gemmlab/device.hpp"
 #include "gemmlab/error.hpp"
 #include "gemmlab/files.hpp"
+#include "gemmlab/profile.hpp"
 #include "gemmlab/results.hpp"
 #include "gemmlab/tuning.hpp"
 
@@ -169,8 +170,10 @@ pid_t start_worker(const SweepOptions& o) {
       close(fd);
     }
     std::string file = o.file.string(), out = o.out.string();
-    const char* argv[] = {o.executable.c_str(), "sweep", file.c_str(), "--out", out.c_str(), "--worker", nullptr};
-    execv(o.executable.c_str(), const_cast<char* const*>(argv));
+    std::vector<const char*> argv = {o.executable.c_str(), "sweep", file.c_str(), "--out", out.c_str(), "--worker"};
+    if (!o.metrics.empty()) argv.insert(argv.end(), {"--metrics", o.metrics.c_str()});
+    argv.push_back(nullptr);
+    execv(o.executable.c_str(), const_cast<char* const*>(argv.data()));
     _exit(127);
   }
   return pid;
@@ -222,6 +225,7 @@ int sweep_worker(const SweepOptions& o) {
   auto db = TuningDb::load(default_tuning_db());
   const auto arch = arch_name(dev.cc_major, dev.cc_minor);
 
+  const auto metrics = o.metrics.empty() ? std::vector<MetricDef>{} : parse_metrics(o.metrics);
   std::map<std::string, std::unique_ptr<GemmRunner>> runners;
   std::unique_ptr<ProblemSession> session;
   int session_problem = -2;
@@ -249,6 +253,7 @@ int sweep_worker(const SweepOptions& o) {
         auto& runner = runners[k.kernel + " " + params];
         if (!runner) runner = make_runner({k.kernel, k.family, k.family ? parse_params(*k.family, params) : ParamValues{}});
         records.push_back(measure(*runner, *session, timer, host_opts, ceil));
+        if (!metrics.empty()) attach_counters(records.back(), *runner, *session, metrics);
       }
     } catch (const UsageError& err) {
       records = {status_record(e, pt, std::string("invalid: ") + err.what())};

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <ctime>
 
 #include "gemmlab/ceilings.hpp"
@@ -28,6 +29,39 @@ __global__ void __launch_bounds__(kThreads) ffma_kernel(float* out, float a, flo
 #pragma unroll
   for (int c = 0; c < kChains; ++c) s += acc[c];
   if (s == 12345.678f) out[0] = s;  // keeps the chains alive; never true for these inputs
+}
+
+// Reads `n4` float4 again and again, grid-stride: once the buffer sits in L2 (it is a quarter of
+// it, so no eviction), this is L2's read bandwidth. The sum is kept alive by an impossible test.
+__global__ void __launch_bounds__(kThreads) l2_read_kernel(const float4* __restrict__ p, long long n4, int passes,
+                                                           float* out) {
+  float4 acc = make_float4(0, 0, 0, 0);
+  const long long stride = (long long)gridDim.x * kThreads;
+  for (int r = 0; r < passes; ++r)
+    for (long long i = blockIdx.x * (long long)kThreads + threadIdx.x; i < n4; i += stride) {
+      float4 v = __ldcg(p + i);  // .cg: cached in L2 only, so L1 hits cannot inflate the rate
+      acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
+    }
+  if (acc.x + acc.y + acc.z + acc.w == 12345.678f) out[0] = acc.x;
+}
+
+constexpr int kSmemFloat4 = 2048;  // 32 KB per block
+constexpr int kSmemIters = 4096;
+
+// Each warp reads 32 consecutive float4 (512 bytes: four conflict-free wavefronts) per step.
+__global__ void __launch_bounds__(kThreads) smem_read_kernel(float* out) {
+  __shared__ float4 s[kSmemFloat4];
+  for (int i = threadIdx.x; i < kSmemFloat4; i += kThreads) s[i] = make_float4(i, i + 1, i + 2, i + 3);
+  __syncthreads();
+  float4 acc = make_float4(0, 0, 0, 0);
+  int idx = threadIdx.x;
+#pragma unroll 8
+  for (int it = 0; it < kSmemIters; ++it) {
+    float4 v = s[idx];
+    acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
+    idx = (idx + kThreads) & (kSmemFloat4 - 1);
+  }
+  if (acc.x + acc.y + acc.z + acc.w == 12345.678f) out[0] = acc.x;
 }
 
 std::filesystem::path cache_file(const DeviceInfo& dev) { return cache_dir() / ("ceilings-" + dev.uuid + ".json"); }
@@ -67,14 +101,34 @@ Ceilings measure_ceilings(const DeviceInfo& dev) {
   GEMMLAB_CUDA(cudaMemset(src, 1, bytes));
   auto copy = timer.time([&](cudaStream_t s) { GEMMLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); });
   c.copy_gbps = 2.0 * double(bytes) / (copy.ms.median * 1e-3) / 1e9;
-  cudaFree(src);
   cudaFree(dst);
+
+  // L2: a quarter of it, read 20 times per launch (the first pass brings it in).
+  const long long l2_n4 = std::max(1, dev.l2_bytes / 4) / 16;
+  const int passes = 20;
+  const int l2_blocks = dev.sms * (dev.max_threads_per_sm / kThreads);
+  GEMMLAB_CUDA(cudaMalloc(&out, sizeof(float)));
+  auto l2 = timer.time([&](cudaStream_t s) {
+    l2_read_kernel<<<l2_blocks, kThreads, 0, s>>>(static_cast<const float4*>(src), l2_n4, passes, out);
+    GEMMLAB_CUDA_LAUNCHED();
+  });
+  c.l2_gbps = double(l2_n4) * 16 * passes / (l2.ms.median * 1e-3) / 1e9;
+  cudaFree(src);
+
+  const int smem_blocks = dev.sms * 4;
+  auto smem = timer.time([&](cudaStream_t s) {
+    smem_read_kernel<<<smem_blocks, kThreads, 0, s>>>(out);
+    GEMMLAB_CUDA_LAUNCHED();
+  });
+  c.smem_gbps = double(smem_blocks) * kThreads * kSmemIters * 16 / (smem.ms.median * 1e-3) / 1e9;
+  cudaFree(out);
   c.measured_at = utc_now();
   return c;
 }
 
 nlohmann::json to_json(const Ceilings& c) {
-  return {{"ffma_tflops", c.ffma_tflops}, {"copy_gbps", c.copy_gbps}, {"measured_at", c.measured_at}};
+  return {{"ffma_tflops", c.ffma_tflops}, {"copy_gbps", c.copy_gbps}, {"l2_gbps", c.l2_gbps},
+          {"smem_gbps", c.smem_gbps}, {"measured_at", c.measured_at}};
 }
 
 std::optional<Ceilings> cached_ceilings(const DeviceInfo& dev) {
@@ -82,8 +136,10 @@ std::optional<Ceilings> cached_ceilings(const DeviceInfo& dev) {
   if (!text) return std::nullopt;
   try {
     auto j = nlohmann::json::parse(*text);
-    Ceilings c{j.at("ffma_tflops").get<double>(), j.at("copy_gbps").get<double>(), j.at("measured_at").get<std::string>()};
-    if (c.ffma_tflops > 0 && c.copy_gbps > 0) return c;
+    Ceilings c{j.at("ffma_tflops").get<double>(), j.at("copy_gbps").get<double>(), j.value("l2_gbps", 0.0),
+               j.value("smem_gbps", 0.0), j.at("measured_at").get<std::string>()};
+    // A cache from before the L2 and shared-memory ceilings is measured again.
+    if (c.ffma_tflops > 0 && c.copy_gbps > 0 && c.l2_gbps > 0 && c.smem_gbps > 0) return c;
   } catch (const std::exception&) {
   }
   return std::nullopt;

@@ -24,7 +24,22 @@
 #define C_VEC 0
 #endif
 
+// Ablations (gemmlab explain --ablate; the Ablation enum): 1 leaves the C store out, 2 loads only
+// the first K tile(s) from global memory and reuses them, 3 stores only the first K tile to shared
+// memory. The kernel then does not compute the product.
+#ifndef ABLATE
+#define ABLATE 0
+#endif
+#define ABLATE_NO_STORE (ABLATE == 1)
+#define ABLATE_NO_LOAD (ABLATE == 2)
+#define ABLATE_NO_SMEM_STORE (ABLATE == 3)
+
 namespace gl {
+
+// Whether the K tile starting at k0 is loaded from global memory (every tile, unless ablated).
+__device__ inline bool loads_tile(long long k0) { return !ABLATE_NO_LOAD || k0 == 0; }
+// Whether it is stored to shared memory.
+__device__ inline bool stores_tile(long long k0) { return !ABLATE_NO_SMEM_STORE || k0 == 0; }
 
 // An operand seen as outer × K: A is M × K, B is N × K (its transpose), so one loader serves both.
 // CONTIG_K: consecutive k are adjacent in memory; otherwise consecutive outer indices are.
@@ -44,13 +59,17 @@ __device__ inline Operand operand_b(const GemmArgs& g) { return {g.b, g.b_col, g
 __device__ inline void store_c(const GemmArgs& g, long long i, long long j, float acc) {
   if (i >= g.m || j >= g.n) return;
   float* c = g.c + i * g.c_row + j;
+  if (ABLATE_NO_STORE) {  // a test that never holds keeps the accumulation alive
+    if (__float_as_uint(acc) == 0x7fc00001u) *c = acc;
+    return;
+  }
   *c = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * *c;
 }
 
 // Four consecutive columns of one row: one 16-byte access when aligned (vec) and inside C.
 __device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC) {
   if (i >= g.m) return;
-  if (vec && j + 3 < g.n) {
+  if (vec && j + 3 < g.n && !ABLATE_NO_STORE) {
     float4* c = reinterpret_cast<float4*>(g.c + i * g.c_row + j);
     float4 r = make_float4(g.alpha * v[0], g.alpha * v[1], g.alpha * v[2], g.alpha * v[3]);
     if (g.beta != 0.0f) {
@@ -359,7 +378,7 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
   const TileCopier<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA> copy_a(A, m0);
   const TileCopier<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB> copy_b(B, n0);
   auto issue = [&](int tile) {
-    if (tile < tiles) {
+    if (tile < tiles && (!ABLATE_NO_LOAD || tile < NSTAGES - 1)) {
       copy_a.issue(slot(tile), first_tile + tile);
       copy_b.issue(slot(tile) + TileA::kFloats, first_tile + tile);
     }

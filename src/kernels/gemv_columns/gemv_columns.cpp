@@ -62,6 +62,29 @@ class GemvColumns final : public KernelFamily {
     if (auto why = gemv::needs_columns(p); !why.empty()) return why;
     return gemv::grid_limit(p.m, outputs_per_block(v));
   }
+  // Each thread owns VPT outputs and walks its slice of the reduction: per step one float of x
+  // and VPT of A (16-byte loads when aligned), then the block sums its TY partial rows in shared
+  // memory. With splits, partial sums go to the workspace and the last block adds them.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
+    auto& b = v.at("block");
+    const int vpt = v.at("vpt")[0], threads = b[0] * b[1];
+    const bool vec = var.a_vec && vpt % 4 == 0;
+    const int splits = this->splits(v, p, 0);
+    const double blocks = double(out_blocks(v, p)) * splits;
+    const long long chunk = (p.k + splits - 1) / splits;
+    const double steps = double((chunk + b[1] - 1) / b[1]);
+    const double warps = tiled::warps_of(threads);
+    auto m = gemv::base_model(p);
+    m.global_load_inst = blocks * warps * steps * (1 + (vec ? vpt / 4 : vpt));
+    m.global_load_bytes = 4.0 * double(p.m) * double(p.k) + 4.0 * blocks * threads * double(chunk) / b[1];
+    m.shared_store_inst = blocks * warps * vpt;
+    m.shared_load_inst = blocks * tiled::strided_warp_inst(b[0] * vpt, threads) * b[1];
+    m.shared_load_bytes = 4.0 * blocks * b[0] * vpt * b[1];
+    tiled::add_epilogue(m, p, double(out_blocks(v, p)) * tiled::strided_warp_inst(b[0] * vpt, threads));
+    m.global_store_bytes = 4.0 * double(p.m);
+    m.assumptions = {"edge blocks counted like full ones", "split reductions: workspace traffic not counted"};
+    return m;
+  }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"block", {"32x4", "32x8", "32x16", "64x4", "64x8", "128x4"}},
                                  {"vpt", {"1", "4", "8"}},

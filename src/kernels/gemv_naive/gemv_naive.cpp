@@ -32,6 +32,21 @@ class GemvNaive final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return gemv::grid_limit(p.m, v.at("threads")[0]);
   }
+  // Each thread walks its run of rows, one float of A and one of x per k (run-time strides and an
+  // x of unknown alignment: nothing merges).
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
+    const auto g = geometry(v, p);
+    const long long threads = (long long)g.grid.x * g.block.x;
+    const long long per_thread = (p.m + threads - 1) / threads;
+    const double warps = double(((p.m + per_thread - 1) / per_thread + 31) / 32);
+    auto m = gemv::base_model(p);
+    m.global_load_inst = warps * double(per_thread) * 2 * double(p.k);
+    m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
+    tiled::add_epilogue(m, p, warps * double(per_thread));
+    m.global_store_bytes = 4.0 * double(p.m);
+    m.assumptions = {"every warp with an output runs as many rows as its first thread"};
+    return m;
+  }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"threads", {"32", "64", "128", "256", "455", "512", "1024"}},
                                  {"blocks", {"0", "22", "132", "264", "528", "1056"}}});

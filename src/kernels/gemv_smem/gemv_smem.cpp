@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "kernels/gemv.hpp"
 
 namespace gemmlab::embedded {
@@ -42,6 +44,26 @@ class GemvSmem final : public KernelFamily {
     if (auto why = shared_memory_violation(4 * staged(v, p)); !why.empty())
       return "x of " + std::to_string(p.k) + " floats " + why + "; use stage=tile";
     return gemv::grid_limit(p.m, v.at("threads")[0]);
+  }
+  // x is staged in shared memory (one LDG and one STS per element per block), then each thread
+  // reads its row of A from global memory and x from shared memory, one float per k.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
+    const int threads = v.at("threads")[0];
+    const long long chunk = v.at("stage")[0] == 0 ? p.k : v.at("tile")[0];
+    const double blocks = double(gemv::blocks(p.m, threads));
+    double staging = 0;
+    for (long long p0 = 0; p0 < p.k; p0 += chunk) staging += tiled::strided_warp_inst(std::min(chunk, p.k - p0), threads);
+    const double warps = double((p.m + 31) / 32);
+    auto m = gemv::base_model(p);
+    m.global_load_inst = blocks * staging + warps * double(p.k);
+    m.global_load_bytes = 4.0 * (blocks * double(p.k) + double(p.m) * double(p.k));
+    m.shared_store_inst = blocks * staging;
+    m.shared_load_inst = warps * double(p.k);
+    m.shared_load_bytes = 4.0 * double(p.m) * double(p.k);
+    tiled::add_epilogue(m, p, warps);
+    m.global_store_bytes = 4.0 * double(p.m);
+    m.assumptions = {"shared reads of x are not merged (the loop is not fully unrolled)"};
+    return m;
   }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"threads", {"64", "128", "256", "512", "1024"}},

@@ -39,6 +39,17 @@ class GemvUnrolled final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return gemv::grid_limit(p.m, v.at("threads")[0]);
   }
+  // One output per thread: one float of A and one of x per k, UNROLL of them in flight.
+  KernelModel model(const ParamValues&, const Problem& p, const Variant&) const override {
+    const double warps = double((p.m + 31) / 32);
+    auto m = gemv::base_model(p);
+    m.global_load_inst = warps * 2 * double(p.k);
+    m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
+    tiled::add_epilogue(m, p, warps);
+    m.global_store_bytes = 4.0 * double(p.m);
+    m.assumptions = {"x's loads are not merged (its alignment is unknown at compile time)"};
+    return m;
+  }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"threads", {"128", "256", "512"}},
                                  {"unroll", {"1", "4", "8", "16", "32"}},

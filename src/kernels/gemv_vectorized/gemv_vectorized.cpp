@@ -38,6 +38,18 @@ class GemvVectorized final : public KernelFamily {
     if (auto why = gemv::needs_rows(p); !why.empty()) return why;
     return gemv::grid_limit(p.m, rows_per_block(v));
   }
+  // ROWS rows per warp, each on 32/ROWS lanes: dot_row's 16-byte loads of A and x.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
+    const int rows = v.at("rows")[0];
+    const double warps = double((p.m + rows - 1) / rows);
+    auto m = gemv::base_model(p);
+    m.global_load_inst = warps * gemv::dot_row_loads(p.k, 32 / rows, v.at("unroll")[0], 0, var.b_vec);
+    m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
+    tiled::add_epilogue(m, p, warps);
+    m.global_store_bytes = 4.0 * double(p.m);
+    m.assumptions = {"rows start 16-byte aligned (lda a multiple of 4)"};
+    return m;
+  }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"warps", {"2", "4", "8", "16"}},
                                  {"rows", {"1", "2", "4", "8"}},

@@ -27,6 +27,15 @@ class GemvWarp final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return gemv::grid_limit(p.m, v.at("warps")[0]);
   }
+  // One warp per output: its lanes stride the row 32 floats at a time, one float of A and x each.
+  KernelModel model(const ParamValues&, const Problem& p, const Variant&) const override {
+    auto m = gemv::base_model(p);
+    m.global_load_inst = double(p.m) * 2 * double((p.k + 31) / 32);
+    m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
+    tiled::add_epilogue(m, p, double(p.m));
+    m.global_store_bytes = 4.0 * double(p.m);
+    return m;
+  }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"warps", {"1", "2", "4", "8", "16", "32"}}});
   }

@@ -48,6 +48,15 @@ class Pipelined final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
+    auto &t = v.at("tile"), &r = v.at("vpt");
+    return tiled::chunked_model(p, var, t[0], t[1], t[2], r[0], r[1], threads(v), v.at("mode")[0] == 1);
+  }
+  // cp.async copies global memory straight to shared memory: no separate shared store to leave out.
+  std::vector<Ablation> ablations(const ParamValues& v) const override {
+    if (v.at("mode")[0] == 1) return {Ablation::no_store, Ablation::no_load};
+    return {Ablation::no_store, Ablation::no_load, Ablation::no_smem_store};
+  }
   std::vector<std::string> search_space() const override {
     auto space = product_space(*this, {{"tile", {"128x128x8", "128x128x16", "128x64x16", "64x128x16"}},
                                        {"vpt", {"8x8", "8x4"}},

@@ -29,13 +29,13 @@ __device__ inline void register_prefetch_loop(const GemmArgs& g, float* smem, lo
   __syncthreads();
   for (long long tile = 0; tile < tiles; ++tile) {
     const bool more = tile + 1 < tiles;
-    if (more) {
+    if (more && gl::loads_tile((tile + 1) * BK)) {
       LoadA::load(A, m0, (tile + 1) * BK, ra);
       LoadB::load(B, n0, (tile + 1) * BK, rb);
     }
     const float* s = smem + (tile % 2) * kStage;
     t.mma<BK, TileA, TileB>(s, s + TileA::kFloats, row0, col0);
-    if (more) {
+    if (more && gl::stores_tile((tile + 1) * BK)) {
       float* next = smem + ((tile + 1) % 2) * kStage;
       LoadA::store<TileA>(next, ra);
       LoadB::store<TileB>(next + TileA::kFloats, rb);

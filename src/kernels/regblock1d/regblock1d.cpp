@@ -44,6 +44,25 @@ class Regblock1d final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }
+  // Per K tile: element-wise tile loads (one LDG and one STS each); per thread one B value per k
+  // and TM rows of A read along k (merged into 128-bit loads).
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
+    auto& t = v.at("tile");
+    const int tm = v.at("tm")[0], nt = t[0] * t[1] / tm;
+    const auto tl = tiled::tiling(p, t[0], t[1], t[2]);
+    const double steps = tl.blocks * tl.ktiles;
+    const double loads = tiled::strided_warp_inst(t[0] * t[2], nt) + tiled::strided_warp_inst(t[2] * t[1], nt);
+    KernelModel m;
+    m.global_load_inst = steps * loads;
+    m.global_load_bytes = steps * 4.0 * (t[0] + t[1]) * t[2];
+    m.shared_store_inst = steps * loads;
+    m.shared_load_inst = steps * tiled::warps_of(nt) * double(t[2] + tm * tiled::merged_loads(t[2], t[2]));
+    m.shared_load_bytes = steps * nt * 4.0 * t[2] * (1 + tm);
+    tiled::add_epilogue(m, p, tl.blocks * tiled::warps_of(nt) * double(tm));
+    m.assumptions = {"guarded loads are predicated: edge tiles issue as many as interior ones"};
+    return m;
+  }
+  std::vector<Ablation> ablations(const ParamValues&) const override { return {Ablation::no_store, Ablation::no_load}; }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"tile", {"32x32x8", "64x64x8", "64x64x16", "128x64x8", "64x128x8", "128x128x8"}},
                                  {"tm", {"4", "8", "16", "32"}}});

@@ -13,8 +13,10 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_regblock1d(GemmArgs g) {
   const int col = threadIdx.x % BN, row0 = (threadIdx.x / BN) * TM;
   float acc[TM] = {};
   for (long long k0 = 0; k0 < g.k; k0 += BK) {
-    for (int e = threadIdx.x; e < BM * BK; e += NT) As[e / BK][e % BK] = A.get(m0 + e / BK, k0 + e % BK);
-    for (int e = threadIdx.x; e < BK * BN; e += NT) Bs[e / BN][e % BN] = B.get(n0 + e % BN, k0 + e / BN);
+    if (gl::loads_tile(k0)) {  // the load and the shared store are one statement: noload skips both
+      for (int e = threadIdx.x; e < BM * BK; e += NT) As[e / BK][e % BK] = A.get(m0 + e / BK, k0 + e % BK);
+      for (int e = threadIdx.x; e < BK * BN; e += NT) Bs[e / BN][e % BN] = B.get(n0 + e % BN, k0 + e / BN);
+    }
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < BK; ++k) {

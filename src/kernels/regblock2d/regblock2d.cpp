@@ -1,3 +1,5 @@
+#include <numeric>
+
 #include "kernels/tiled.hpp"
 
 namespace gemmlab::embedded {
@@ -59,6 +61,29 @@ class Regblock2d final : public KernelFamily {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }
   // Seed 000's grid: block sizes 8x8 to 32x32 against 1 to 144 values per thread.
+  // Per block and K tile: the element-wise loads of both tiles (one LDG and one STS each), then
+  // per thread VY rows of A read along k and VX columns of B per k. The compiler merges a
+  // thread's consecutive shared reads into 128-bit loads where the offset allows: A's rows along
+  // the unrolled k, and with lumped placement B's VX adjacent columns.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
+    auto &b = v.at("block"), &r = v.at("vpt"), &t = v.at("tile");
+    const int nt = b[0] * b[1];
+    const auto tl = tiled::tiling(p, t[0], t[1], t[2]);
+    const double steps = tl.blocks * tl.ktiles;
+    const double loads = tiled::strided_warp_inst(t[0] * t[2], nt) + tiled::strided_warp_inst(t[2] * t[1], nt);
+    const bool lumped = v.at("placement")[0] == 1;
+    const int b_reads = lumped ? tiled::merged_loads(r[0], std::gcd(t[1], r[0])) : r[0];
+    KernelModel m;
+    m.global_load_inst = steps * loads;
+    m.global_load_bytes = steps * 4.0 * (t[0] + t[1]) * t[2];
+    m.shared_store_inst = steps * loads;
+    m.shared_load_inst = steps * tiled::warps_of(nt) * double(r[1] * tiled::merged_loads(t[2], t[2]) + t[2] * b_reads);
+    m.shared_load_bytes = steps * nt * 4.0 * t[2] * (r[0] + r[1]);
+    tiled::add_epilogue(m, p, tl.blocks * tiled::warps_of(nt) * double(r[0]) * r[1]);
+    m.assumptions = {"guarded loads are predicated: edge tiles issue as many as interior ones"};
+    return m;
+  }
+  std::vector<Ablation> ablations(const ParamValues&) const override { return {Ablation::no_store, Ablation::no_load}; }
   std::vector<std::string> search_space() const override {
     std::vector<std::string> out;
     for (auto [bx, by] : {std::pair{8, 8}, {16, 8}, {16, 16}, {32, 16}, {32, 32}})

@@ -18,8 +18,10 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_regblock2d(GemmArgs g) {
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
   float sum[VY][VX] = {};
   for (long long k0 = 0; k0 < g.k; k0 += TK) {
-    for (int e = tid; e < TY * TK; e += NT) As[e / TK][e % TK] = A.get(m0 + e / TK, k0 + e % TK);
-    for (int e = tid; e < TK * TX; e += NT) Bs[e / TX][e % TX] = B.get(n0 + e % TX, k0 + e / TX);
+    if (gl::loads_tile(k0)) {  // the load and the shared store are one statement: noload skips both
+      for (int e = tid; e < TY * TK; e += NT) As[e / TK][e % TK] = A.get(m0 + e / TK, k0 + e % TK);
+      for (int e = tid; e < TK * TX; e += NT) Bs[e / TX][e % TX] = B.get(n0 + e % TX, k0 + e / TX);
+    }
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < TK; ++k) {

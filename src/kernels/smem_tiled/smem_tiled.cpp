@@ -28,6 +28,23 @@ class SmemTiled final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }
+  // Per K tile each thread loads and stores one element of each tile, then reads its row of A
+  // along k (merged into 128-bit loads) and its column of B one float per k.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
+    const int t = v.at("tile")[0];
+    const auto tl = tiled::tiling(p, t, t, t);
+    const double warp_steps = tl.blocks * tl.ktiles * tiled::warps_of(t * t);
+    KernelModel m;
+    m.global_load_inst = 2 * warp_steps;
+    m.global_load_bytes = tl.blocks * tl.ktiles * 8.0 * t * t;
+    m.shared_store_inst = 2 * warp_steps;
+    m.shared_load_inst = warp_steps * double(tiled::merged_loads(t, t) + t);
+    m.shared_load_bytes = tl.blocks * tl.ktiles * t * t * 8.0 * t;
+    tiled::add_epilogue(m, p, tl.blocks * tiled::warps_of(t * t));
+    m.assumptions = {"guarded loads are predicated: edge tiles issue as many as interior ones"};
+    return m;
+  }
+  std::vector<Ablation> ablations(const ParamValues&) const override { return {Ablation::no_store, Ablation::no_load}; }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"tile", {"8", "12", "16", "24", "32"}}});
   }

@@ -11,8 +11,10 @@ extern "C" __global__ void __launch_bounds__(TILE * TILE) gemm_smem_tiled(GemmAr
   const gl::Operand A = gl::operand_a(g), B = gl::operand_b(g);
   float acc = 0.0f;
   for (long long k0 = 0; k0 < g.k; k0 += TILE) {
-    As[ty][tx] = A.get(i, k0 + tx);
-    Bs[ty][tx] = B.get(j, k0 + ty);
+    if (gl::loads_tile(k0)) {  // the load and the shared store are one statement: noload skips both
+      As[ty][tx] = A.get(i, k0 + tx);
+      Bs[ty][tx] = B.get(j, k0 + ty);
+    }
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < TILE; ++k) acc += As[ty][k] * Bs[k][tx];

@@ -39,6 +39,13 @@ class Vectorized final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
+    auto &t = v.at("tile"), &r = v.at("vpt");
+    return tiled::chunked_model(p, var, t[0], t[1], t[2], r[0], r[1], threads(v), false);
+  }
+  std::vector<Ablation> ablations(const ParamValues&) const override {
+    return {Ablation::no_store, Ablation::no_load, Ablation::no_smem_store};
+  }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"tile", {"64x64x8", "128x64x8", "64x128x8", "128x128x8", "128x128x16"}},
                                  {"vpt", {"4x4", "8x4", "4x8", "8x8"}},

@@ -20,13 +20,17 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_vectorized(GemmArgs g) {
   const int row0 = (threadIdx.x / (BN / TN)) * 4, col0 = (threadIdx.x % (BN / TN)) * 4;
   gl::ThreadTile<TM, TN, (BM / TM) * 4, (BN / TN) * 4> t;
   t.zero();
+  float4 ra[LoadA::kPerThread], rb[LoadB::kPerThread];  // kept across tiles for the ablations
   for (long long k0 = 0; k0 < g.k; k0 += BK) {
-    float4 ra[LoadA::kPerThread], rb[LoadB::kPerThread];
-    LoadA::load(A, m0, k0, ra);
-    LoadB::load(B, n0, k0, rb);
+    if (gl::loads_tile(k0)) {
+      LoadA::load(A, m0, k0, ra);
+      LoadB::load(B, n0, k0, rb);
+    }
     __syncthreads();  // the previous step's reads are done
-    LoadA::store<TileA>(As, ra);
-    LoadB::store<TileB>(Bs, rb);
+    if (gl::stores_tile(k0)) {
+      LoadA::store<TileA>(As, ra);
+      LoadB::store<TileB>(Bs, rb);
+    }
     __syncthreads();
     t.mma<BK, TileA, TileB>(As, Bs, row0, col0);
   }

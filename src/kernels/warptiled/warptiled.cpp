@@ -67,6 +67,20 @@ class Warptiled final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }
+  // Split-K's slices write raw partial products (splits x M x N floats); the reduce kernel is not
+  // counted.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
+    auto &t = v.at("tile"), &r = v.at("vpt");
+    auto m = tiled::chunked_model(p, var, t[0], t[1], t[2], r[0], r[1], threads(v), true);
+    const int splits = this->splits(v, p, 0);
+    if (splits > 1) {
+      m.global_store_inst *= splits;
+      m.global_store_bytes *= splits;
+      m.assumptions.push_back("split-K: the reduce kernel is not counted");
+    }
+    return m;
+  }
+  std::vector<Ablation> ablations(const ParamValues&) const override { return {Ablation::no_store, Ablation::no_load}; }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"tile", {"128x128x8", "128x128x16", "128x256x8", "256x128x8", "128x64x16",
                                            "64x128x16", "64x64x16"}},
