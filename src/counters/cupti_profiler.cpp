@@ -54,7 +54,7 @@ CUcontext current_context() {
   using GetCurrent = CUresult (*)(CUcontext*);
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 2000, cudaEnableDefault, &found) != cudaSuccess ||
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, CUDART_VERSION, cudaEnableDefault, &found) != cudaSuccess ||
       found != cudaDriverEntryPointSuccess || !fn)
     throw CountersUnavailable("counters unavailable: the driver has no cuCtxGetCurrent");
   CUcontext ctx = nullptr;
