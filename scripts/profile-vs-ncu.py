@@ -54,6 +54,8 @@ def main():
             theirs[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
         except (KeyError, ValueError):
             pass
+    if not theirs:
+        sys.exit("ncu reported no values for %s:\n%s" % (entry, res.stdout[-2000:]))
     rows, worst_count, worst_timing = [], 0.0, 0.0
     for name in sorted(raw):
         g, n = raw[name], theirs.get(name)

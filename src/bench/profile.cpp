@@ -53,11 +53,12 @@ KernelProfile profile_runner(GemmRunner& r, ProblemSession& s, const std::vector
   if (!main) throw CountersUnavailable("counters unavailable: " + r.name() + " launched no kernel");
   KernelCounters k = *main;
   size_t index = size_t(main - out.kernels.data());
-  // Ranges and launch records come in launch order; the name check guards against a mismatch.
-  if (index < launches.size() && (k.name.empty() || launches[index].name.find(k.name) != std::string::npos ||
-                                  k.name.find(launches[index].name) != std::string::npos))
+  // Auto ranges are named by their index; the launch records, in the same order, name the kernel.
+  if (launches.size() == out.kernels.size()) {
     k.launch = launches[index];
-  kp.kernel = k.name.empty() && k.launch ? k.launch->name : k.name;
+    k.name = launches[index].name;
+  }
+  kp.kernel = k.name;
   kp.launch = k.launch;
   kp.raw = k.raw;
   kp.metrics = evaluate(defs, k);

@@ -50,6 +50,12 @@ std::vector<MetricDef> build_defs() {
                       "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"));
   d.push_back(counter("global_async_inst", "", "inst", "cp.async (LDGSTS) instructions executed, per warp",
                       "smsp__inst_executed_op_ldgsts.sum"));
+  // cuBLAS on Hopper loads its tiles with cp.async (LDGSTS), not LDG: Table I compares both kinds.
+  d.push_back({"global_load_all_inst", "", "inst", "global loads of both kinds (LDG + LDGSTS), per warp",
+               {"smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_ldgsts.sum"},
+               [](const CounterValues& r) -> std::optional<double> {
+                 return r.at("smsp__inst_executed_op_global_ld.sum") + r.at("smsp__inst_executed_op_ldgsts.sum");
+               }});
   d.push_back(counter("global_store_inst", "inst_executed_global_stores", "inst",
                       "global store instructions executed, per warp", "smsp__inst_executed_op_global_st.sum"));
   d.push_back(counter("shared_load_inst", "shared_load (inst_executed_shared_loads)", "inst",
@@ -141,8 +147,8 @@ std::vector<std::string> keys_with_prefix(const std::vector<MetricDef>& defs, co
 std::vector<MetricSet> build_sets(const std::vector<MetricDef>& defs) {
   std::vector<MetricSet> s;
   s.push_back({"seed000", "seed 000's Table I: registers, global and shared loads, shared efficiency, occupancy, memory stalls",
-               {"time", "registers", "global_load_inst", "shared_load_inst", "shared_efficiency", "achieved_occupancy",
-                "stall_long_scoreboard"}});
+               {"time", "registers", "global_load_inst", "global_async_inst", "global_load_all_inst", "shared_load_inst",
+                "shared_efficiency", "achieved_occupancy", "stall_long_scoreboard"}});
   s.push_back({"memory", "global, shared, L1, L2 and DRAM traffic",
                {"global_load_inst", "global_load_requests", "global_load_sectors", "global_async_inst", "global_store_inst",
                 "shared_load_inst", "shared_store_inst", "shared_load_wavefronts", "shared_store_wavefronts",
