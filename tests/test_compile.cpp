@@ -136,3 +136,18 @@ TEST_F(CompileTest, EverySearchSpaceConfigurationCompiles) {
   for (size_t i = 0; i < jobs.size(); ++i) EXPECT_EQ(failures[i], "") << jobs[i].label;
   std::printf("compiled %zu configurations\n", jobs.size());
 }
+
+// Every ablation a family offers compiles (at its defaults, and for pipelined in both modes).
+TEST_F(CompileTest, EveryAblationCompiles) {
+  for (auto* f : families()) {
+    std::vector<ParamValues> points = {parse_params(*f, "")};
+    if (f->name() == "pipelined") points.push_back(parse_params(*f, "mode=regprefetch"));
+    for (auto& v : points)
+      for (auto a : f->ablations(v)) {
+        auto defines = f->defines(v);
+        for (auto& d : compile_defines(a)) defines.push_back(d);
+        auto out = compile_cubin({f->name(), f->source(), defines, "sm_90"}, false);
+        EXPECT_EQ(out.cubin.substr(1, 3), "ELF") << f->name() << " " << to_string(a);
+      }
+  }
+}

@@ -1,0 +1,190 @@
+// The analytic model, the metric sets and the analysis commands, without a GPU.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_helpers.hpp"
+#include "gemmlab/counters.hpp"
+#include "gemmlab/error.hpp"
+#include "gemmlab/files.hpp"
+#include "gemmlab/model.hpp"
+#include "gemmlab/profile.hpp"
+#include "kernels/tiled.hpp"
+
+using namespace gemmlab;
+
+namespace {
+Problem square(int64_t n, float beta = 0) {
+  Problem p = problem_of_shape(Op::gemm, {n, n, n}, Layout::row_major, Trans::no, Trans::no);
+  p.beta = beta;
+  return normalized(p);
+}
+KernelModel model_of(const char* family, const char* params, const Problem& p) {
+  const KernelFamily& f = *find_family(family);
+  return predict(f, parse_params(f, params), p, DeviceLimits::h100(), {}).counts;
+}
+}  // namespace
+
+// Hand-counted: regblock2d 16x16 threads, 8x8 values, 128x128x16 tiles on 1024^3: 64 blocks x 64
+// K tiles; per tile each of 8 warps loads (128x16 + 16x128) / 256 = 16 elements, one LDG and one
+// STS each; reads 8 rows of A along k (16 floats: 4 LDS.128 each) and 8 scalar B values per k.
+TEST(Model, Regblock2dHandCounted) {
+  auto m = model_of("regblock2d", "block=16x16,vpt=8x8,tile=128x128x16", square(1024));
+  const double steps = 64.0 * 64, warps = 8;
+  EXPECT_DOUBLE_EQ(m.global_load_inst, steps * warps * 16);
+  EXPECT_DOUBLE_EQ(m.shared_store_inst, steps * warps * 16);
+  EXPECT_DOUBLE_EQ(m.shared_load_inst, steps * warps * (8 * 4 + 16 * 8));
+  EXPECT_DOUBLE_EQ(m.global_store_inst, 64.0 * warps * 64);
+  EXPECT_DOUBLE_EQ(m.global_load_bytes, steps * 4.0 * (128 + 128) * 16);
+  // Lumped placement merges a thread's 4 adjacent B values into one 128-bit load per k.
+  auto l = model_of("regblock2d", "block=16x8,vpt=4x4,tile=32x64x16,placement=lumped", square(1024));
+  EXPECT_DOUBLE_EQ(l.shared_load_inst, 32.0 * 16 * 64 * 4 * (4 * 4 + 16 * 1));
+}
+
+// vectorized 128x128x8, 8x8 values: 256 threads; per K tile each thread moves one 16-byte chunk of
+// A (LDG.128, then 4 transposing STS) and one of B (LDG.128, one STS.128), then reads
+// 8 x (2 + 2) LDS.128; the epilogue writes 8 rows x 2 STG.128.
+TEST(Model, VectorizedHandCounted) {
+  auto m = model_of("vectorized", "tile=128x128x8,vpt=8x8", square(1024));
+  const double steps = 64.0 * 128, warps = 8;
+  EXPECT_DOUBLE_EQ(m.global_load_inst, steps * warps * 2);
+  EXPECT_DOUBLE_EQ(m.shared_store_inst, steps * warps * 5);
+  EXPECT_DOUBLE_EQ(m.shared_load_inst, steps * warps * 8 * 4);
+  EXPECT_DOUBLE_EQ(m.global_store_inst, 64.0 * warps * 16);
+  EXPECT_DOUBLE_EQ(m.global_async_inst, 0);
+  // beta != 0 reads C as often as it writes it.
+  auto b = model_of("vectorized", "tile=128x128x8,vpt=8x8", square(1024, 0.5f));
+  EXPECT_DOUBLE_EQ(b.global_load_inst, m.global_load_inst + m.global_store_inst);
+}
+
+TEST(Model, EveryFamilyPredictsItsDefault) {
+  for (auto* f : families()) {
+    Problem p = f->op() == Op::gemm ? square(512)
+                                    : normalized(problem_of_shape(Op::gemv, {512, 384}, Layout::row_major, Trans::no,
+                                                                  Trans::no));
+    auto v = parse_params(*f, "");
+    if (!f->unsupported(v, p).empty()) p = normalized(problem_of_shape(Op::gemv, {512, 384}, Layout::col_major,
+                                                                        Trans::no, Trans::no));
+    auto pred = predict(*f, v, p, DeviceLimits::h100(), {64, 0});
+    EXPECT_GT(pred.counts.global_load_inst + std::max(0.0, pred.counts.global_async_inst), 0) << f->name();
+    EXPECT_GT(pred.counts.global_load_bytes, 0) << f->name();
+    EXPECT_GE(pred.counts.shared_load_inst, 0) << f->name();
+    EXPECT_GT(pred.flops, 0) << f->name();
+    EXPECT_GT(pred.occupancy, 0) << f->name();
+    EXPECT_GT(pred.waves, 0) << f->name();
+  }
+}
+
+TEST(Model, HelpersCountLikeTheHardware) {
+  EXPECT_EQ(tiled::merged_loads(16, 16), 4);
+  EXPECT_EQ(tiled::merged_loads(6, 4), 2);  // one 128-bit, one 64-bit
+  EXPECT_EQ(tiled::merged_loads(8, 2), 4);  // only 64-bit aligned
+  EXPECT_EQ(tiled::merged_loads(5, 1), 5);
+  // 100 elements over 64 threads: warp 0 runs 2 iterations, warp 1 (threads 32..63) runs 2 too
+  // (its thread 32 takes 32 and 96); 40 over 64: warp 0 one, warp 1 one (threads 32..39).
+  EXPECT_DOUBLE_EQ(tiled::strided_warp_inst(100, 64), 4);
+  EXPECT_DOUBLE_EQ(tiled::strided_warp_inst(40, 64), 2);
+  EXPECT_DOUBLE_EQ(tiled::strided_warp_inst(20, 64), 1);
+}
+
+// The occupancy rules of sm_90: registers in units of 256 per warp, shared memory with 1 KB reserved.
+TEST(Model, ResidentBlocks) {
+  auto h = DeviceLimits::h100();
+  std::string limit;
+  EXPECT_EQ(resident_blocks(h, 256, 198, 16384, &limit), 1);  // 198 regs -> 6400 per warp, 8 warps
+  EXPECT_EQ(limit, "registers");
+  EXPECT_EQ(resident_blocks(h, 256, 32, 0, &limit), 8);
+  EXPECT_EQ(limit, "threads");
+  EXPECT_EQ(resident_blocks(h, 128, 32, 100 * 1024, &limit), 2);
+  EXPECT_EQ(limit, "shared memory");
+  EXPECT_EQ(resident_blocks(h, 32, 16, 0, &limit), 32);
+  EXPECT_EQ(limit, "blocks");
+}
+
+TEST(Model, ReadsThePtxasReport) {
+  std::string log =
+      "ptxas info    : Compiling entry function 'gemm_splitk_reduce' for 'sm_90'\n"
+      "ptxas info    : Used 20 registers, used 0 barriers, 380 bytes cmem[0]\n"
+      "ptxas info    : Compiling entry function 'gemm_warptiled' for 'sm_90'\n"
+      "ptxas info    : Function properties for gemm_warptiled\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 16384 bytes smem, 380 bytes cmem[0]\n";
+  auto r = resources_from_log(log, "gemm_warptiled");
+  EXPECT_EQ(r.registers, 255);
+  EXPECT_EQ(r.static_smem, 16384);
+  EXPECT_EQ(resources_from_log(log, "gemm_splitk_reduce").registers, 20);
+  EXPECT_EQ(resources_from_log(log, "absent").registers, -1);
+}
+
+TEST(Metrics, SetsKeysAndRawNames) {
+  auto d = parse_metrics("seed000");
+  ASSERT_GE(d.size(), 7u);
+  EXPECT_EQ(d.front().key, "time");
+  auto mixed = parse_metrics("global_load_inst, dram__bytes_read.sum,global_load_inst");
+  ASSERT_EQ(mixed.size(), 2u);  // no repeats
+  EXPECT_EQ(mixed[1].counters, std::vector<std::string>{"dram__bytes_read.sum"});
+  EXPECT_THROW(parse_metrics("bogus"), UsageError);
+  EXPECT_THROW(parse_metrics(""), UsageError);
+  EXPECT_THROW(parse_metrics("a__b;rm"), UsageError);
+  // Every set names defined metrics, and "all" holds every one.
+  for (auto& s : metric_sets())
+    for (auto& k : s.keys) EXPECT_NE(find_metric(k), nullptr) << s.name << ": " << k;
+  EXPECT_EQ(parse_metrics("all").size(), metric_defs().size());
+  auto raw = raw_counters(parse_metrics("shared_efficiency,shared_load_wavefronts"));
+  EXPECT_EQ(raw.size(), 4u);
+}
+
+TEST(Metrics, DerivedValues) {
+  KernelCounters k;
+  k.raw = {{"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 900},
+           {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 100},
+           {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 0},
+           {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 50},
+           {"gpu__time_duration.sum", 2e6},
+           {"dram__bytes_read.sum", 3e9},
+           {"dram__bytes_write.sum", 1e9}};
+  KernelLaunchInfo launch;
+  launch.registers = 128;
+  k.launch = launch;
+  auto j = evaluate(parse_metrics("shared_efficiency,time,dram_bandwidth,registers,l2_hit_rate"), k);
+  EXPECT_DOUBLE_EQ(j["shared_efficiency"].get<double>(), 95.0);
+  EXPECT_DOUBLE_EQ(j["time"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["dram_bandwidth"].get<double>(), 2000.0);  // 4 GB in 2 ms
+  EXPECT_EQ(j["registers"].get<int>(), 128);
+  EXPECT_TRUE(j["l2_hit_rate"].is_null());  // not read: missing, not zero
+}
+
+TEST(Metrics, ComparisonTable) {
+  KernelProfile a, b;
+  a.metrics = {{"time", 2.0}, {"registers", 128}};
+  b.metrics = {{"time", 1.0}, {"registers", nullptr}};
+  auto rows = comparison_json(parse_metrics("time,registers"), a, &b);
+  EXPECT_DOUBLE_EQ(rows[0]["ratio"].get<double>(), 2.0);
+  EXPECT_TRUE(rows[1]["ratio"].is_null());
+  EXPECT_EQ(rows[1]["nvprof"], "Regs");
+}
+
+// explain needs no GPU for the prediction; profile and its flags refuse bad input in one line.
+TEST(AnalysisCli, ExplainPredictsWithoutAGpuAndRefusesBadInput) {
+  auto r = run_cli("explain --kernel vectorized --param tile=128x128x8,vpt=8x8 --size 1024");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("shared load inst"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("registers per thread"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli("explain --kernel cublas --size 64").code, kExitUsage);
+  EXPECT_EQ(run_cli("explain --kernel regblock2d").code, kExitUsage);
+  EXPECT_EQ(run_cli("explain --kernel gemv-warp --size 64").code, kExitUsage);  // a gemv family on a gemm problem
+  EXPECT_EQ(run_cli("profile --kernel regblock2d --size 64 --metrics nope").code, kExitUsage);
+  EXPECT_EQ(run_cli("bench --kernel naive --size 64 --ablate nostore").code, kExitUsage);  // naive has none
+  EXPECT_EQ(run_cli("bench --kernel vectorized --size 64 --ablate sideways").code, kExitUsage);
+}
+
+// The committed H100 counters draw a roofline without a GPU.
+TEST(AnalysisCli, RooflineFromSavedResults) {
+  auto dir = std::filesystem::temp_directory_path() / "gemmlab-roofline-test";
+  std::filesystem::remove_all(dir);
+  auto r = run_cli("roofline " + std::string(GEMMLAB_SOURCE_DIR) + "/results/h100/counters/roofline.json --out " +
+                   dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "roofline-roofline.png"));
+  EXPECT_EQ(run_cli("roofline /nonexistent.json --out " + dir.string()).code, kExitUsage);
+}
