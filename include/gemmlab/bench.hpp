@@ -72,9 +72,10 @@ class ProblemSession {
   Verdict verify(GemmRunner& r);
   const Problem& problem() const;
   Timing time(GemmRunner& r, DeviceTimer& timer, const TimingOptions& host_opts);
-  // One run of a device runner, enqueued and finished, after C is reset and synchronised, so that
-  // a profiler wrapped around `around` sees the runner's kernels only.
-  void run_alone(GemmRunner& r, const std::function<void(const std::function<void()>&)>& around);
+  // For profilers and tracers: `around` gets the runner's run (enqueued and finished, C reset
+  // before), which it may call several times, and an L2 flush to call before each.
+  using RunAlone = std::function<void(const std::function<void()>& run, const std::function<void()>& flush)>;
+  void run_alone(GemmRunner& r, const RunAlone& around);
 
  private:
   struct Buffers;

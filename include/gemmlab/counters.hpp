@@ -68,13 +68,16 @@ struct ProfileOutcome {
   double seconds = 0;                   // wall time of the collection
 };
 
-// Profiles the kernels `workload` enqueues on the current device (it must synchronise or leave
-// its work on the legacy stream). Throws CountersUnavailable with one line saying why when the
-// profiler cannot run.
+// Profiles the kernels `workload` enqueues on the current device (it must finish its work before
+// returning). The workload runs once per pass (user replay: it must give the same kernels each
+// time); `before_pass`, when given, runs before each pass outside the profiled ranges (an L2
+// flush, so that no pass sees the write-back of the one before). Throws CountersUnavailable with
+// one line saying why when the profiler cannot run.
 struct CountersUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-ProfileOutcome profile_counters(const std::function<void()>& workload, const std::vector<std::string>& counters);
+ProfileOutcome profile_counters(const std::function<void()>& workload, const std::vector<std::string>& counters,
+                                const std::function<void()>& before_pass = nullptr);
 // The launch records (name, registers, shared memory, grid) of the kernels `workload` runs.
 std::vector<KernelLaunchInfo> trace_launches(const std::function<void()>& workload);
 // Base metric names this GPU's counters offer (for --list-metrics).

@@ -17,6 +17,7 @@
 // After each sample a probe kernel counts clock64 cycles against %globaltimer nanoseconds; a sample
 // whose SM clock is below throttle_fraction of the device's peak clock is flagged as throttled.
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,23 @@ struct Timing {
 // The next sample is taken unless this says stop (exposed for tests).
 bool enough_samples(const std::vector<double>& samples_ms, double elapsed_s, const TimingOptions& o);
 
+// Empties L2 by reading a zero-filled buffer of max(2 x L2, 64 MiB): what was in L2 is evicted
+// (dirty lines written back now), and what is left is clean. The cold-mode flush before each timing
+// sample, and the flush before each counter pass (as Nsight Compute's cache control).
+class L2Flush {
+ public:
+  explicit L2Flush(const DeviceInfo& dev);
+  ~L2Flush();
+  L2Flush(const L2Flush&) = delete;
+  L2Flush& operator=(const L2Flush&) = delete;
+  void operator()(cudaStream_t s) const;
+
+ private:
+  void* buffer_ = nullptr;
+  size_t bytes_ = 0;
+  int sms_ = 0;
+};
+
 class DeviceTimer {
  public:
   DeviceTimer(const DeviceInfo& dev, TimingOptions opts);
@@ -70,8 +88,7 @@ class DeviceTimer {
   TimingOptions opts_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  void* flush_ = nullptr;
-  size_t flush_bytes_ = 0;
+  std::unique_ptr<L2Flush> flush_;  // cold mode only
   unsigned long long* probe_ = nullptr;
 };
 

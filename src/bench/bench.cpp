@@ -131,6 +131,7 @@ struct ProblemSession::Buffers {
   cudaStream_t stream;
   Workspace ws;
   Verifier verifier;
+  std::unique_ptr<L2Flush> flush;  // made on first use by run_alone
 };
 
 ProblemSession::ProblemSession(const Problem& p, Distribution d, uint64_t seed, cudaStream_t stream)
@@ -200,28 +201,26 @@ Record measure(GemmRunner& r, ProblemSession& session, DeviceTimer& timer, const
 
 const Problem& ProblemSession::problem() const { return b_->problem; }
 
-void ProblemSession::run_alone(GemmRunner& r, const std::function<void(const std::function<void()>&)>& around) {
+void ProblemSession::run_alone(GemmRunner& r, const RunAlone& around) {
   const Problem& p = b_->problem;
   if (r.where() != Where::device) throw UsageError(r.name() + " runs on the host: it has no kernels to profile");
   r.prepare(p);
+  if (!b_->flush) {
+    int dev = 0;
+    GEMMLAB_CUDA(cudaGetDevice(&dev));
+    b_->flush = std::make_unique<L2Flush>(query_device(dev));
+  }
   b_->ws.reset_c();
-  // The L2 is emptied of the reset's dirty lines (by reading a buffer twice its size), as Nsight
-  // Compute's cache control does: otherwise their write-back lands in the runner's DRAM counters.
-  // The buffer is read unwritten: filling it would leave dirty lines of its own.
-  int dev = 0, l2 = 0, sms = 0;
-  GEMMLAB_CUDA(cudaGetDevice(&dev));
-  GEMMLAB_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  GEMMLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  size_t bytes = std::max<size_t>(2 * size_t(l2), size_t(64) << 20);
-  void* flush = nullptr;
-  GEMMLAB_CUDA(cudaMalloc(&flush, bytes));
-  launch_read_flush(b_->stream, flush, bytes, sms);
   GEMMLAB_CUDA(cudaStreamSynchronize(b_->stream));
-  cudaFree(flush);
-  around([&] {
-    r.run(p, b_->ws.device(), b_->stream);
-    GEMMLAB_CUDA(cudaStreamSynchronize(b_->stream));
-  });
+  around(
+      [&] {
+        r.run(p, b_->ws.device(), b_->stream);
+        GEMMLAB_CUDA(cudaStreamSynchronize(b_->stream));
+      },
+      [&] {
+        (*b_->flush)(b_->stream);
+        GEMMLAB_CUDA(cudaStreamSynchronize(b_->stream));
+      });
 }
 
 std::vector<std::string> kernel_names() {

@@ -46,9 +46,9 @@ KernelProfile profile_runner(GemmRunner& r, ProblemSession& s, const std::vector
   KernelProfile kp;
   kp.runner = r.name();
   std::vector<KernelLaunchInfo> launches;
-  s.run_alone(r, [&](const std::function<void()>& work) { launches = trace_launches(work); });
+  s.run_alone(r, [&](auto& run, auto&) { launches = trace_launches(run); });
   ProfileOutcome out;
-  s.run_alone(r, [&](const std::function<void()>& work) { out = profile_counters(work, raw_counters(defs)); });
+  s.run_alone(r, [&](auto& run, auto& flush) { out = profile_counters(run, raw_counters(defs), flush); });
   const KernelCounters* main = main_kernel(out);
   if (!main) throw CountersUnavailable("counters unavailable: " + r.name() + " launched no kernel");
   KernelCounters k = *main;

@@ -29,7 +29,6 @@ void write_json(const std::string& path, const ojson& j) {
 
 // Verifies the runner on the session; prints and returns false when it fails.
 bool verified(GemmRunner& r, ProblemSession& s) {
-  if (!r.ablation().empty()) return true;
   auto v = s.verify(r);
   if (!v.passed) std::fprintf(stderr, "gemmlab: %s failed verification: %s\n", r.name().c_str(), v.first_failure.c_str());
   return v.passed;

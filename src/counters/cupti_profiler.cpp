@@ -1,8 +1,10 @@
 // Hardware counters in-process: CUPTI's range profiler (cupti_range_profiler.h, CUDA 12.6+) with
-// the profiler host API for configuration and evaluation. Auto ranges with kernel replay: every
-// kernel the workload launches is one range, and CUPTI replays it (saving and restoring the memory
-// it writes) until every counter is read, so a multi-pass metric set costs one call of the
-// workload. Launch records (registers, shared memory) come from the activity API.
+// the profiler host API for configuration and evaluation. Auto ranges (every kernel the workload
+// launches is one range) with user replay: gemmlab runs the workload once per pass and empties L2
+// before each. Kernel replay (CUPTI saving and restoring memory between passes) left the restore's
+// write-back in the next pass's DRAM counters: +30 % DRAM writes against Nsight Compute, which
+// flushes before each pass (docs/perf-log.md, entry 12). Launch records (registers, shared memory)
+// come from the activity API.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -229,7 +231,8 @@ std::vector<std::string> available_metrics() {
   return {s.begin(), s.end()};
 }
 
-ProfileOutcome profile_counters(const std::function<void()>& workload, const std::vector<std::string>& wanted) {
+ProfileOutcome profile_counters(const std::function<void()>& workload, const std::vector<std::string>& wanted,
+                                const std::function<void()>& before_pass) {
   auto t0 = std::chrono::steady_clock::now();
   CUcontext ctx = current_context();
   initialize_profiler();
@@ -295,7 +298,7 @@ ProfileOutcome profile_counters(const std::function<void()>& workload, const std
   cfg.counterDataImageSize = data.size();
   cfg.pCounterDataImage = data.data();
   cfg.range = CUPTI_AutoRange;
-  cfg.replayMode = CUPTI_KernelReplay;
+  cfg.replayMode = CUPTI_UserReplay;
   cfg.maxRangesPerPass = kMaxRanges;
   cfg.numNestingLevels = 1;
   cfg.minNestingLevel = 1;
@@ -303,21 +306,27 @@ ProfileOutcome profile_counters(const std::function<void()>& workload, const std
   cfg.targetNestingLevel = 1;
   CUPTI_CHECK(cuptiRangeProfilerSetConfig(&cfg));
 
-  auto start = PARAMS(CUpti_RangeProfiler_Start_Params);
-  start.pRangeProfilerObject = rp.get();
-  CUPTI_CHECK(cuptiRangeProfilerStart(&start));
-  try {
-    workload();
-    GEMMLAB_CUDA(cudaDeviceSynchronize());
-  } catch (...) {
+  // One pass per call of the workload until CUPTI has every counter; a bound in case it never says so.
+  bool all_submitted = false;
+  for (int pass = 0; !all_submitted; ++pass) {
+    if (pass > out.passes + 1)
+      throw CountersUnavailable("counters incomplete: CUPTI wanted more than " + std::to_string(out.passes) + " passes");
+    if (before_pass) before_pass();
+    auto start = PARAMS(CUpti_RangeProfiler_Start_Params);
+    start.pRangeProfilerObject = rp.get();
+    CUPTI_CHECK(cuptiRangeProfilerStart(&start));
     auto stop = PARAMS(CUpti_RangeProfiler_Stop_Params);
     stop.pRangeProfilerObject = rp.get();
-    cuptiRangeProfilerStop(&stop);
-    throw;
+    try {
+      workload();
+      GEMMLAB_CUDA(cudaDeviceSynchronize());
+    } catch (...) {
+      cuptiRangeProfilerStop(&stop);
+      throw;
+    }
+    CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+    all_submitted = stop.isAllPassSubmitted;
   }
-  auto stop = PARAMS(CUpti_RangeProfiler_Stop_Params);
-  stop.pRangeProfilerObject = rp.get();
-  CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
   auto decode = PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   decode.pRangeProfilerObject = rp.get();
   CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));

@@ -69,6 +69,17 @@ void add_epilogue(KernelModel& m, const Problem& p, double stores) {
   }
 }
 
+KernelModel direct_model(const Problem& p, const LaunchGeometry& g) {
+  const double warps = double(g.grid.x) * g.grid.y * warps_of(int(g.block.x * g.block.y));
+  KernelModel m;
+  m.global_load_inst = 2 * warps * double(p.k);
+  m.global_load_bytes = 8.0 * double(p.m) * double(p.n) * double(p.k);
+  m.shared_load_inst = m.shared_store_inst = m.shared_load_bytes = 0;
+  add_epilogue(m, p, warps);
+  m.assumptions = {"edge blocks counted as full warps"};
+  return m;
+}
+
 KernelModel chunked_model(const Problem& p, const Variant& var, int bm, int bn, int bk, int tm, int tn, int threads,
                           bool async) {
   KernelModel m;

@@ -60,6 +60,10 @@ Tiling tiling(const Problem& p, int bm, int bn, int bk);
 KernelModel chunked_model(const Problem& p, const Variant& var, int bm, int bn, int bk, int tm, int tn, int threads,
                           bool async);
 
+// The families without shared memory (naive, coalesced): every thread reads a row of op(A) and a
+// column of op(B) from global memory, one float per k each (run-time strides: nothing merges).
+KernelModel direct_model(const Problem& p, const LaunchGeometry& g);
+
 // The epilogue's C traffic: `stores` warp instructions writing m·n floats; beta ≠ 0 reads as many.
 void add_epilogue(KernelModel& m, const Problem& p, double stores);
 

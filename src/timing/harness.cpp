@@ -38,20 +38,24 @@ bool enough_samples(const std::vector<double>& samples_ms, double elapsed_s, con
   return summarize(samples_ms).spread <= o.target_spread;
 }
 
+L2Flush::L2Flush(const DeviceInfo& dev) : bytes_(std::max<size_t>(2 * size_t(dev.l2_bytes), 64u << 20)), sms_(dev.sms) {
+  GEMMLAB_CUDA(cudaMalloc(&buffer_, bytes_));
+  GEMMLAB_CUDA(cudaMemset(buffer_, 0, bytes_));  // zeros: the flush kernel's store is never taken
+}
+
+L2Flush::~L2Flush() { cudaFree(buffer_); }
+
+void L2Flush::operator()(cudaStream_t s) const { launch_read_flush(s, buffer_, bytes_, sms_); }
+
 DeviceTimer::DeviceTimer(const DeviceInfo& dev, TimingOptions opts) : dev_(dev), opts_(opts) {
   GEMMLAB_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   GEMMLAB_CUDA(cudaEventCreate(&start_));
   GEMMLAB_CUDA(cudaEventCreate(&stop_));
   GEMMLAB_CUDA(cudaMalloc(&probe_, 2 * sizeof(unsigned long long)));
-  if (opts_.mode == CacheMode::cold) {
-    flush_bytes_ = std::max<size_t>(2 * size_t(dev_.l2_bytes), 64u << 20);
-    GEMMLAB_CUDA(cudaMalloc(&flush_, flush_bytes_));
-    GEMMLAB_CUDA(cudaMemset(flush_, 0, flush_bytes_));  // zeros: the flush kernel's store is never taken
-  }
+  if (opts_.mode == CacheMode::cold) flush_ = std::make_unique<L2Flush>(dev_);
 }
 
 DeviceTimer::~DeviceTimer() {
-  cudaFree(flush_);
   cudaFree(probe_);
   cudaEventDestroy(start_);
   cudaEventDestroy(stop_);
@@ -60,7 +64,7 @@ DeviceTimer::~DeviceTimer() {
 
 void DeviceTimer::before_sample() {
   if (opts_.mode == CacheMode::cold)
-    launch_read_flush(stream_, flush_, flush_bytes_, dev_.sms);
+    (*flush_)(stream_);
   else
     launch_spin(stream_, kSpinCycles);
 }

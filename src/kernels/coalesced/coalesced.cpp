@@ -36,19 +36,8 @@ class Coalesced final : public KernelFamily {
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("block")[1]);
   }
-  // Every thread reads a row of op(A) and a column of op(B) from global memory, one float per k
-  // each (the strides are run-time values, so nothing merges); no shared memory.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
-    auto& b = v.at("block");
-    const auto g = geometry(v, p);
-    const double warps = double(g.grid.x) * g.grid.y * tiled::warps_of(b[0] * b[1]);
-    KernelModel m;
-    m.global_load_inst = 2 * warps * double(p.k);
-    m.global_load_bytes = 8.0 * double(p.m) * double(p.n) * double(p.k);
-    m.shared_load_inst = m.shared_store_inst = m.shared_load_bytes = 0;
-    tiled::add_epilogue(m, p, warps);
-    m.assumptions = {"edge blocks counted as full warps"};
-    return m;
+    return tiled::direct_model(p, geometry(v, p));
   }
   std::vector<std::string> search_space() const override {
     return product_space(*this, {{"block", {"32x1", "32x4", "32x8", "32x16", "32x32", "64x4", "128x2", "16x16"}}});

@@ -38,7 +38,7 @@ class GemvBlock final : public KernelFamily {
     const int threads = v.at("threads")[0], unroll = v.at("unroll")[0];
     double per_row = 0;
     for (int lane = 0; lane < threads; lane += 32) per_row += gemv::dot_row_loads(p.k, threads, unroll, lane, var.b_vec);
-    auto m = gemv::base_model(p);
+    auto m = gemv::base_model();
     m.global_load_inst = double(p.m) * per_row;
     m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
     if (threads > 32) {  // block_sum: every warp stores its sum, every warp reads the 32 slots back
@@ -47,7 +47,6 @@ class GemvBlock final : public KernelFamily {
       m.shared_load_bytes = 4.0 * double(p.m) * threads;
     }
     tiled::add_epilogue(m, p, double(p.m));
-    m.global_store_bytes = 4.0 * double(p.m);
     m.assumptions = {"rows start 16-byte aligned (lda a multiple of 4)"};
     return m;
   }

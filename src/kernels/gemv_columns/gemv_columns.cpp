@@ -74,14 +74,13 @@ class GemvColumns final : public KernelFamily {
     const long long chunk = (p.k + splits - 1) / splits;
     const double steps = double((chunk + b[1] - 1) / b[1]);
     const double warps = tiled::warps_of(threads);
-    auto m = gemv::base_model(p);
+    auto m = gemv::base_model();
     m.global_load_inst = blocks * warps * steps * (1 + (vec ? vpt / 4 : vpt));
     m.global_load_bytes = 4.0 * double(p.m) * double(p.k) + 4.0 * blocks * threads * double(chunk) / b[1];
     m.shared_store_inst = blocks * warps * vpt;
     m.shared_load_inst = blocks * tiled::strided_warp_inst(b[0] * vpt, threads) * b[1];
     m.shared_load_bytes = 4.0 * blocks * b[0] * vpt * b[1];
     tiled::add_epilogue(m, p, double(out_blocks(v, p)) * tiled::strided_warp_inst(b[0] * vpt, threads));
-    m.global_store_bytes = 4.0 * double(p.m);
     m.assumptions = {"edge blocks counted like full ones", "split reductions: workspace traffic not counted"};
     return m;
   }

@@ -39,11 +39,10 @@ class GemvNaive final : public KernelFamily {
     const long long threads = (long long)g.grid.x * g.block.x;
     const long long per_thread = (p.m + threads - 1) / threads;
     const double warps = double(((p.m + per_thread - 1) / per_thread + 31) / 32);
-    auto m = gemv::base_model(p);
+    auto m = gemv::base_model();
     m.global_load_inst = warps * double(per_thread) * 2 * double(p.k);
     m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
     tiled::add_epilogue(m, p, warps * double(per_thread));
-    m.global_store_bytes = 4.0 * double(p.m);
     m.assumptions = {"every warp with an output runs as many rows as its first thread"};
     return m;
   }

@@ -54,14 +54,13 @@ class GemvSmem final : public KernelFamily {
     double staging = 0;
     for (long long p0 = 0; p0 < p.k; p0 += chunk) staging += tiled::strided_warp_inst(std::min(chunk, p.k - p0), threads);
     const double warps = double((p.m + 31) / 32);
-    auto m = gemv::base_model(p);
+    auto m = gemv::base_model();
     m.global_load_inst = blocks * staging + warps * double(p.k);
     m.global_load_bytes = 4.0 * (blocks * double(p.k) + double(p.m) * double(p.k));
     m.shared_store_inst = blocks * staging;
     m.shared_load_inst = warps * double(p.k);
     m.shared_load_bytes = 4.0 * double(p.m) * double(p.k);
     tiled::add_epilogue(m, p, warps);
-    m.global_store_bytes = 4.0 * double(p.m);
     m.assumptions = {"shared reads of x are not merged (the loop is not fully unrolled)"};
     return m;
   }

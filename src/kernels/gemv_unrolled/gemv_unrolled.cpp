@@ -42,11 +42,10 @@ class GemvUnrolled final : public KernelFamily {
   // One output per thread: one float of A and one of x per k, UNROLL of them in flight.
   KernelModel model(const ParamValues&, const Problem& p, const Variant&) const override {
     const double warps = double((p.m + 31) / 32);
-    auto m = gemv::base_model(p);
+    auto m = gemv::base_model();
     m.global_load_inst = warps * 2 * double(p.k);
     m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
     tiled::add_epilogue(m, p, warps);
-    m.global_store_bytes = 4.0 * double(p.m);
     m.assumptions = {"x's loads are not merged (its alignment is unknown at compile time)"};
     return m;
   }

@@ -42,11 +42,10 @@ class GemvVectorized final : public KernelFamily {
   KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
     const int rows = v.at("rows")[0];
     const double warps = double((p.m + rows - 1) / rows);
-    auto m = gemv::base_model(p);
+    auto m = gemv::base_model();
     m.global_load_inst = warps * gemv::dot_row_loads(p.k, 32 / rows, v.at("unroll")[0], 0, var.b_vec);
     m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
     tiled::add_epilogue(m, p, warps);
-    m.global_store_bytes = 4.0 * double(p.m);
     m.assumptions = {"rows start 16-byte aligned (lda a multiple of 4)"};
     return m;
   }

@@ -29,11 +29,10 @@ class GemvWarp final : public KernelFamily {
   }
   // One warp per output: its lanes stride the row 32 floats at a time, one float of A and x each.
   KernelModel model(const ParamValues&, const Problem& p, const Variant&) const override {
-    auto m = gemv::base_model(p);
+    auto m = gemv::base_model();
     m.global_load_inst = double(p.m) * 2 * double((p.k + 31) / 32);
     m.global_load_bytes = 8.0 * double(p.m) * double(p.k);
     tiled::add_epilogue(m, p, double(p.m));
-    m.global_store_bytes = 4.0 * double(p.m);
     return m;
   }
   std::vector<std::string> search_space() const override {
