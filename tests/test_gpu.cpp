@@ -319,6 +319,31 @@ TEST(Counters, ProfilesCublasAndReportsRegisters) {
   }
 }
 
+// sweep --metrics: every worker profiles its verified points.
+TEST(Counters, SweepRecordsCountersPerPoint) {
+  REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("gemmlab-sweep-metrics-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "e.json") << R"({"sizes": [256], "timing": {"min_samples": 3, "max_time": 0.05},
+    "kernels": ["vectorized"]})";
+  auto r = run_cli("sweep " + (dir / "e.json").string() + " --out " + (dir / "out").string() + " --metrics seed000");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto results = nlohmann::json::parse(*read_file(dir / "out" / "results.json"))["results"];
+  int with = 0;
+  for (auto& x : results) {
+    if (x["status"] != "ok") continue;
+    auto& d = x["details"];
+    if (d.contains("counters_unavailable")) GTEST_SKIP() << d["counters_unavailable"].get<std::string>();
+    ASSERT_TRUE(d.contains("counters")) << x.dump();
+    EXPECT_GT(d["counters"]["metrics"]["shared_load_inst"].get<double>(), 0);
+    ++with;
+  }
+  EXPECT_GE(with, 1);
+  fs::remove_all(dir);
+}
+
 // An ablated kernel runs, is not verified, and says so; leaving the C store out saves time.
 TEST(Counters, AblationsRunAndAreLabelled) {
   REQUIRE_GPU();
