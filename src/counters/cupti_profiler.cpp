@@ -1,10 +1,10 @@
 // Hardware counters in-process: CUPTI's range profiler (cupti_range_profiler.h, CUDA 12.6+) with
 // the profiler host API for configuration and evaluation. Auto ranges (every kernel the workload
-// launches is one range) with user replay: gemmlab runs the workload once per pass and empties L2
-// before each. Kernel replay (CUPTI saving and restoring memory between passes) left the restore's
-// write-back in the next pass's DRAM counters: +30 % DRAM writes against Nsight Compute, which
-// flushes before each pass (docs/perf-log.md, entry 12). Launch records (registers, shared memory)
-// come from the activity API.
+// launches is one range) with user replay: gemmlab runs the workload once per pass, and the caller
+// may empty L2 before each, so every pass starts from the same cache state whatever ran before.
+// A range ends with L2 written back: DRAM write counters include the kernel's own deferred
+// write-back, which Nsight Compute's do not (docs/perf-log.md, entry 13). Launch records
+// (registers, shared memory) come from the activity API.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
