@@ -71,6 +71,9 @@ enum class Ablation {
 std::string to_string(Ablation a);
 Ablation parse_ablation(const std::string& name);  // throws UsageError
 std::vector<std::string> compile_defines(Ablation a);  // none: no definition
+class KernelFamily;
+// Throws UsageError when the configuration does not offer the ablation (none always passes).
+void check_ablation(const KernelFamily& f, const ParamValues& v, Ablation a);
 
 class KernelFamily {
  public:

@@ -88,6 +88,15 @@ void check_output_path(const std::string& path) {
     throw UsageError("cannot write " + path + ": folder " + dir.string() + " does not exist");
 }
 
+// A --size value, its error prefixed with the option.
+std::vector<int64_t> size_option(const std::string& text, Op op) {
+  try {
+    return parse_shape(text, op);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("--size: ") + e.what());
+  }
+}
+
 std::vector<std::string> split_list(const std::vector<std::string>& in) {
   std::vector<std::string> out;
   for (auto& s : in) {
@@ -315,12 +324,7 @@ int main(int argc, char** argv) {
       Op op = parse_op(op_name);
       auto sz = tune_size;
       std::replace(sz.begin(), sz.end(), ',', 'x');
-      std::vector<int64_t> shape;
-      try {
-        shape = parse_shape(sz, op);
-      } catch (const UsageError& e) {
-        throw UsageError(std::string("--size: ") + e.what());
-      }
+      auto shape = size_option(sz, op);
       to.problem = normalized(problem_of_shape(op, shape, parse_layout(layout), parse_trans(trans_a), Trans::no));
       to.strategy = parse_strategy(strategy);
       to.budget_s = budget;
@@ -350,12 +354,7 @@ int main(int argc, char** argv) {
       auto specs = resolve_kernels({a.kernel}, a.params);
       if (specs.size() != 1) throw UsageError("give one parameter point");
       t.kernel = specs.front();
-      std::vector<int64_t> shape;
-      try {
-        shape = parse_shape(a.size, op);
-      } catch (const UsageError& e) {
-        throw UsageError(std::string("--size: ") + e.what());
-      }
+      auto shape = size_option(a.size, op);
       Problem p = problem_of_shape(op, shape, parse_layout(a.layout), parse_trans(a.trans_a), parse_trans(a.trans_b));
       p.alpha = a.alpha;
       p.beta = a.beta;
@@ -417,13 +416,7 @@ int main(int argc, char** argv) {
     // Each size is the list of its dimensions: one for a square problem, else 3 (gemm) or 2 (gemv).
     std::vector<std::vector<int64_t>> shapes;
     const size_t dims = op == Op::gemm ? 3 : 2;
-    for (auto& s : split_list(sizes)) {
-      try {
-        shapes.push_back(parse_shape(s, op));
-      } catch (const UsageError& e) {
-        throw UsageError(std::string("--size: ") + e.what());
-      }
-    }
+    for (auto& s : split_list(sizes)) shapes.push_back(size_option(s, op));
     bool explicit_dims = m || n || k;
     if (shapes.empty()) {
       if (explicit_dims && !(m && n && (k || op == Op::gemv)))
@@ -440,9 +433,7 @@ int main(int argc, char** argv) {
       Ablation a = parse_ablation(ablate);
       for (auto& k : o.kernels) {
         if (!k.family) continue;
-        auto ok = k.family->ablations(k.params);
-        if (std::find(ok.begin(), ok.end(), a) == ok.end())
-          throw UsageError(k.name + " " + format_params(*k.family, k.params) + " has no ablation " + ablate);
+        check_ablation(*k.family, k.params, a);
         k.ablation = a;
       }
     }

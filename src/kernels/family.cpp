@@ -140,6 +140,13 @@ std::vector<std::string> compile_defines(Ablation a) {
   return {"-DABLATE=" + std::to_string(int(a))};
 }
 
+void check_ablation(const KernelFamily& f, const ParamValues& v, Ablation a) {
+  if (a == Ablation::none) return;
+  auto ok = f.ablations(v);
+  if (std::find(ok.begin(), ok.end(), a) == ok.end())
+    throw UsageError(f.name() + " " + format_params(f, v) + " has no ablation " + to_string(a));
+}
+
 std::vector<std::string> compile_defines(const KernelFamily& f, const ParamValues& v, const Variant& var) {
   auto defines = f.defines(v);
   if (f.uses_variant())

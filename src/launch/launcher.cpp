@@ -74,10 +74,7 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
 
 FamilyLauncher::FamilyLauncher(const KernelFamily& f, ParamValues v, Ablation ablation)
     : family_(f), values_(std::move(v)), ablation_(ablation) {
-  if (ablation_ == Ablation::none) return;
-  auto ok = family_.ablations(values_);
-  if (std::find(ok.begin(), ok.end(), ablation_) == ok.end())
-    throw UsageError(family_.name() + " " + format_params(family_, values_) + " has no ablation " + to_string(ablation_));
+  check_ablation(family_, values_, ablation_);
 }
 
 FamilyLauncher::~FamilyLauncher() {
