@@ -28,6 +28,7 @@ struct Verdict {
   int64_t failures = 0;      // elements over the tolerance, NaN/Inf, or padding written
   double max_err = 0;        // the largest scaled error against float64 (see above)
   double rel_norm_err = 0;   // ||C - ref|| / ||ref|| over the float64-checked elements
+  double max_rel_err = 0;    // max |C - ref| / |ref| over them (elements whose ref is not 0)
   double tolerance = 0;
   double max_dev_cublas = -1;  // largest scaled difference from cuBLAS SGEMM (sampled mode), else -1
   std::string first_failure;   // where and what, for the first failing element

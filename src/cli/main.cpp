@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "cli/analysis.hpp"
+#include "gemmlab/accuracy.hpp"
 #include "gemmlab/bench.hpp"
 #include "gemmlab/ceilings.hpp"
 #include "gemmlab/counters.hpp"
@@ -263,6 +264,16 @@ int main(int argc, char** argv) {
   add_target(explain_cmd, explain_t);
   explain_cmd->add_flag("--measure", explain_measure, "also run it on GPU 0: counters, time, and the time of each ablation");
   explain_cmd->add_option("--json", explain_json, "write prediction and measurement as JSON");
+  auto* accuracy_cmd = app.add_subcommand("accuracy", "error against float64 over K and input distributions, every kernel in the same run");
+  std::vector<std::string> acc_kernels, acc_params, acc_ks, acc_dists;
+  int64_t acc_mn = 256;
+  std::string acc_json;
+  accuracy_cmd->add_option("--kernel", acc_kernels, "kernels, comma-separated (default: cublas, cublas-tf32 and the library call)");
+  accuracy_cmd->add_option("--param", acc_params, "parameter points of the families")->delimiter('\0');
+  accuracy_cmd->add_option("--k", acc_ks, "K values, comma-separated (default: 64,256,1024,4096,16384)");
+  accuracy_cmd->add_option("--dist", acc_dists, "input distributions (default: uniform,normal,positive,wide)");
+  accuracy_cmd->add_option("--mn", acc_mn, "M = N (every element is checked)")->default_val(256)->check(CLI::Range(1, 4096));
+  accuracy_cmd->add_option("--json", acc_json, "write the rows as JSON");
   auto* ceilings_cmd = app.add_subcommand("ceilings", "measure the FFMA rate and the DRAM, L2 and shared-memory bandwidths");
   bool ceilings_remeasure = false;
   ceilings_cmd->add_flag("--remeasure", ceilings_remeasure, "measure again instead of using the cached values");
@@ -374,6 +385,36 @@ int main(int argc, char** argv) {
       return cli::run_explain(target_of(explain_t), explain_measure, explain_json);
     }
     if (ceilings_cmd->parsed()) return cli::run_ceilings(ceilings_remeasure);
+    if (accuracy_cmd->parsed()) {
+      AccuracyOptions ao;
+      ao.kernels = resolve_kernels(acc_kernels.empty() ? std::vector<std::string>{"cublas", "cublas-tf32", "gemmlab"}
+                                                       : split_list(acc_kernels),
+                                   acc_params);
+      if (!acc_ks.empty()) {
+        ao.ks.clear();
+        for (auto& k : split_list(acc_ks)) {
+          size_t used = 0;
+          long long v = 0;
+          try {
+            v = std::stoll(k, &used);
+          } catch (const std::logic_error&) {
+          }
+          if (used != k.size() || v < 1) throw UsageError("--k: '" + k + "' is not a positive integer");
+          ao.ks.push_back(v);
+        }
+      }
+      if (!acc_dists.empty()) {
+        ao.dists.clear();
+        for (auto& d : split_list(acc_dists)) ao.dists.push_back(parse_distribution(d));
+      }
+      ao.mn = acc_mn;
+      ao.command_line = cmd;
+      check_output_path(acc_json);
+      if (device_count() == 0) throw NoDeviceError();
+      auto j = run_accuracy(ao, std::cout);
+      if (!acc_json.empty()) write_file_atomic(acc_json, j.dump(1) + "\n");
+      return kExitOk;
+    }
     if (roofline_cmd->parsed()) {
       std::vector<std::filesystem::path> files(roofline_files.begin(), roofline_files.end());
       plot_results(files, roofline_out, "gemmlab roofline", "", true);

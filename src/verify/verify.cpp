@@ -86,6 +86,7 @@ Verdict Verifier::check(const float* c, Precision precision) const {
     double got = c[cs.at(i, j)], want = values_[t];
     double e = scaled(got, want, ref_.scale(i, j));
     v.max_err = std::max(v.max_err, e);
+    if (want != 0) v.max_rel_err = std::max(v.max_rel_err, std::abs(got - want) / std::abs(want));
     err2 += (got - want) * (got - want);
     ref2 += want * want;
     if (!(e <= v.tolerance)) fail(where(i, j, got, want));

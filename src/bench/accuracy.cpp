@@ -1,0 +1,57 @@
+#include "gemmlab/accuracy.hpp"
+
+#include <cstdio>
+
+#include "gemmlab/device.hpp"
+
+namespace gemmlab {
+
+nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& table) {
+  auto dev = query_device(0);
+  std::vector<KernelSpec> specs = {KernelSpec{"cublas", nullptr, {}}};
+  for (auto& k : o.kernels)
+    if (k.name != "cublas") specs.push_back(k);
+  std::vector<std::unique_ptr<GemmRunner>> runners;
+  for (auto& k : specs) runners.push_back(make_runner(k));
+
+  nlohmann::ordered_json out;
+  out["metadata"] = run_metadata(dev, cached_ceilings(dev).value_or(Ceilings{}), TimingOptions{}, o.dists.front(),
+                                 o.seed, o.command_line);
+  out["metadata"]["study"] = "accuracy: ||C - ref||_F / ||ref||_F and max |C - ref| / |ref| against float64";
+  auto rows = nlohmann::ordered_json::array();
+  char line[256];
+  std::snprintf(line, sizeof line, "%-9s %6s  %-28s %-5s %12s %12s %9s\n", "inputs", "K", "kernel", "prec", "rel_fro",
+                "max_rel", "x_cublas");
+  table << line;
+  for (auto d : o.dists)
+    for (int64_t k : o.ks) {
+      Problem p = normalized(problem_of_shape(Op::gemm, {o.mn, o.mn, k}, Layout::row_major, Trans::no, Trans::no));
+      ProblemSession session(p, d, o.seed * 7919 + uint64_t(k), nullptr);
+      double cublas_fro = 0;
+      for (auto& r : runners) {
+        nlohmann::ordered_json row = {{"dist", to_string(d)}, {"m", p.m}, {"n", p.n}, {"k", p.k},
+                                      {"kernel", r->name()}, {"precision", to_string(r->precision())}};
+        if (auto why = r->unsupported(p); !why.empty()) {
+          row["status"] = "unsupported: " + why;
+          rows.push_back(row);
+          continue;
+        }
+        auto v = session.verify(*r);
+        if (r.get() == runners.front().get()) cublas_fro = v.rel_norm_err;
+        row["status"] = v.passed ? "ok" : "failed";
+        row["rel_fro"] = v.rel_norm_err;
+        row["max_rel"] = v.max_rel_err;
+        row["x_cublas"] = cublas_fro > 0 ? v.rel_norm_err / cublas_fro : 0.0;
+        row["details"] = r->details();
+        std::snprintf(line, sizeof line, "%-9s %6lld  %-28s %-5s %12.3e %12.3e %9.3f%s\n", to_string(d).c_str(),
+                      (long long)k, r->name().substr(0, 28).c_str(), to_string(r->precision()).c_str(),
+                      v.rel_norm_err, v.max_rel_err, row["x_cublas"].get<double>(), v.passed ? "" : "  FAILED");
+        table << line;
+        rows.push_back(row);
+      }
+    }
+  out["results"] = rows;
+  return out;
+}
+
+}  // namespace gemmlab
