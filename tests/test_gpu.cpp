@@ -48,6 +48,7 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"warptiled", "tile=128x256x8,warp=64x64,vpt=8x16,stages=4"},
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=2,group=1"},
                                 {"warptiled", "splitk=3"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5"},
+                                {"tf32", "mode=1x"}, {"tf32", "split=truncate,tile=64x128x16,warp=32x32,stages=2"},
                                 {"gemv-naive", "threads=455,blocks=3"}, {"gemv-smem", "stage=tile,tile=32"},
                                 {"gemv-unrolled", "unroll=8,maxreg=24"}, {"gemv-unrolled", "unroll=3"},
                                 {"gemv-vectorized", "rows=4,unroll=1"}, {"gemv-vectorized", "rows=32,warps=2"},

@@ -176,6 +176,8 @@ TEST(AnalysisCli, ExplainPredictsWithoutAGpuAndRefusesBadInput) {
   EXPECT_EQ(run_cli("profile --kernel regblock2d --size 64 --metrics nope").code, kExitUsage);
   EXPECT_EQ(run_cli("bench --kernel naive --size 64 --ablate nostore").code, kExitUsage);  // naive has none
   EXPECT_EQ(run_cli("bench --kernel vectorized --size 64 --ablate sideways").code, kExitUsage);
+  EXPECT_EQ(run_cli("accuracy --k 0").code, kExitUsage);
+  EXPECT_EQ(run_cli("accuracy --dist sideways").code, kExitUsage);
 }
 
 // The committed H100 counters draw a roofline without a GPU.
@@ -187,4 +189,53 @@ TEST(AnalysisCli, RooflineFromSavedResults) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(std::filesystem::exists(dir / "roofline-roofline.png"));
   EXPECT_EQ(run_cli("roofline /nonexistent.json --out " + dir.string()).code, kExitUsage);
+}
+
+// The host emulation of the TF32 helpers (tf32_split.cuh) against hand-made reference values; the
+// device side uses cvt.rna.tf32.f32 itself.
+#include <cmath>
+#include <random>
+
+#include "kernels/common/tf32_split.cuh"
+
+TEST(Tf32, RoundsToNearestTiesAwayAndTruncates) {
+  auto f = [](unsigned u) { return tf32::value(u); };
+  // TF32 keeps 10 mantissa bits: near 1 its unit is 2^-10 (0x2000 in FP32 bits), half of it 0x1000.
+  EXPECT_EQ(tf32::round_rna(1.0f), 0x3f800000u);
+  EXPECT_EQ(tf32::round_rna(f(0x3f800fffu)), 0x3f800000u);  // just under half a unit: down
+  EXPECT_EQ(tf32::round_rna(f(0x3f801000u)), 0x3f802000u);  // exactly half: away from zero
+  EXPECT_EQ(tf32::round_rna(f(0xbf801000u)), 0xbf802000u);  // the same for negatives
+  EXPECT_EQ(tf32::round_rna(f(0x3f803000u)), 0x3f804000u);  // half above an odd unit: away, not to even
+  EXPECT_EQ(tf32::round_rna(f(0x3fffffffu)), 0x40000000u);  // the carry steps the exponent
+  EXPECT_EQ(tf32::round_rna(f(0x7f7fffffu)), 0x7f800000u);  // FLT_MAX rounds to infinity
+  EXPECT_EQ(tf32::round_rna(f(0x7f800000u)), 0x7f800000u);  // infinity stays
+  EXPECT_TRUE(std::isnan(f(tf32::round_rna(std::nanf("")))));
+  EXPECT_EQ(tf32::truncate(f(0x3f801fffu)), 0x3f800000u);
+  EXPECT_EQ(tf32::truncate(f(0xbf803fffu)), 0xbf802000u);
+}
+
+// big + small carries x to about 2^-21 (the small part's own rounding); 1xTF32 has no small part.
+TEST(Tf32, SplitCarriesTwentyOneBits) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> e(-20, 20);
+  double worst_rn = 0, worst_tr = 0;
+  for (int i = 0; i < 100000; ++i) {
+    float x = std::ldexp(u(rng), e(rng));
+    if (x == 0) continue;
+    unsigned big, small;
+    tf32::split<3, 0>(x, big, small);
+    EXPECT_EQ(big & ~tf32::kMask, 0u);
+    EXPECT_EQ(small & ~tf32::kMask, 0u);
+    worst_rn = std::max(worst_rn, std::abs(double(x) - tf32::value(big) - tf32::value(small)) / std::abs(x));
+    tf32::split<3, 1>(x, big, small);
+    EXPECT_EQ(big, tf32::truncate(x));
+    worst_tr = std::max(worst_tr, std::abs(double(x) - tf32::value(big) - tf32::value(small)) / std::abs(x));
+    tf32::split<1, 0>(x, big, small);
+    EXPECT_EQ(big, tf32::round_rna(x));
+    EXPECT_EQ(small, 0u);
+  }
+  EXPECT_LE(worst_rn, std::ldexp(1.0, -21));
+  EXPECT_LE(worst_tr, std::ldexp(1.0, -20));
+  EXPECT_GT(worst_rn, 0);  // the small part does round
 }

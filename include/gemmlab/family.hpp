@@ -85,6 +85,9 @@ class KernelFamily {
   // a dot product of a contiguous row, a_vec when those rows (or A's columns) start 16-byte aligned.
   virtual Op op() const { return Op::gemm; }
   virtual int min_arch() const { return 50; }  // compute capability × 10
+  // A configuration that computes with less than FP32 precision (TF32 products): verified with
+  // the TF32 tolerance and labelled "tf32" everywhere.
+  virtual bool lower_precision(const ParamValues&) const { return false; }
   virtual std::vector<ParamSpec> params() const = 0;
   virtual const char* source() const = 0;      // CUDA C++ for NVRTC; may include "gemm_args.h"
   virtual std::string entry() const = 0;       // extern "C" kernel name

@@ -10,6 +10,7 @@ namespace gemmlab::embedded {
 extern const char* const gemm_args_source;
 extern const char* const gemm_tile_source;
 extern const char* const gemv_common_source;
+extern const char* const tf32_split_source;
 }
 
 namespace gemmlab {
@@ -23,7 +24,8 @@ struct Header {
 };
 constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
                                {"gemm_tile.cuh", &embedded::gemm_tile_source},
-                               {"gemv_common.cuh", &embedded::gemv_common_source}};
+                               {"gemv_common.cuh", &embedded::gemv_common_source},
+                               {"tf32_split.cuh", &embedded::tf32_split_source}};
 
 void check(nvrtcResult r, const char* what) {
   if (r != NVRTC_SUCCESS) throw RuntimeError(std::string("NVRTC: ") + what + ": " + nvrtcGetErrorString(r));

@@ -12,6 +12,9 @@ class FamilyRunner final : public GemmRunner {
     auto a = ablation();
     return launcher_.family().name() + (a.empty() ? "" : "[" + a + "]");
   }
+  Precision precision() const override {
+    return launcher_.family().lower_precision(launcher_.values()) ? Precision::tf32 : Precision::fp32;
+  }
   std::string ablation() const override {
     return launcher_.ablation() == Ablation::none ? "" : to_string(launcher_.ablation());
   }
