@@ -22,7 +22,7 @@ struct AccuracyOptions {
   std::string command_line;
 };
 
-// One row per (distribution, K, kernel): "rel_fro", "max_rel", "x_cublas" (rel_fro / cuBLAS
+// One row per (distribution, K, kernel): "rel_fro", "max_rel", "fro_x_cublas" (rel_fro / cuBLAS
 // SGEMM's), the kernel's precision and whether it passed its own tolerance.
 nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& table);
 
