@@ -97,7 +97,8 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
   return floats * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
 }
 
-LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b, const float* cptr) {
+LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b, const float* cptr,
+                                bool shared_buffers) {
   if (!device_) {
     int dev = 0;
     GEMMLAB_CUDA(cudaGetDevice(&dev));
@@ -119,8 +120,10 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
   plan.args = GemmArgs{c.m, c.n, c.k, c.alpha, c.beta, nullptr, sa.row, sa.col, nullptr, sb.row, sb.col,
                        nullptr, sc.row, sc.col, nullptr, nullptr};
-  if (plan.splits > 1) plan.args.workspace = workspace(size_t(plan.splits) * size_t(c.m) * size_t(c.n));
-  if (long long n = family_.workspace_counters(values_, c); n > 0) plan.args.counters = counters(size_t(n));
+  if (plan.splits > 1) plan.workspace_floats = size_t(plan.splits) * size_t(c.m) * size_t(c.n);
+  plan.counter_count = size_t(std::max(0ll, family_.workspace_counters(values_, c)));
+  if (shared_buffers && plan.workspace_floats) plan.args.workspace = workspace(plan.workspace_floats);
+  if (shared_buffers && plan.counter_count) plan.args.counters = counters(plan.counter_count);
   if (plan.splits > 1 && k.reduce) {
     plan.reduce = k.reduce;
     plan.reduce_blocks = unsigned(std::min<long long>((c.m * c.n + 255) / 256, 8ll * device_->sms));

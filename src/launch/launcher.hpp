@@ -29,6 +29,8 @@ struct LaunchPlan {
   unsigned reduce_blocks = 0;
   bool swap_operands = false;  // a column-major C runs as the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ
   GemmArgs args{};             // strides, sizes, workspace, counters; pointers and alpha/beta per call
+  size_t workspace_floats = 0;  // split-K partial products the plan needs (0: none)
+  size_t counter_count = 0;     // arrival counters it needs, zeroed (0: none)
 };
 
 // The row-major-C form a family computes: a column-major C is the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ.
@@ -57,8 +59,10 @@ class FamilyLauncher {
   size_t workspace_bytes(const Problem& p) const;
   // The plan for this problem with operands at these addresses (their 16-byte alignment selects
   // the variant). Compiles or loads on first use of a variant; throws UsageError when the
-  // configuration does not fit this GPU.
-  LaunchPlan plan(const Problem& p, const float* a, const float* b, const float* c);
+  // configuration does not fit this GPU. With shared_buffers, the plan's workspace and counters
+  // are the launcher's own (grown as needed: one call at a time); without, they are left null
+  // for the caller to provide (sizes in the plan).
+  LaunchPlan plan(const Problem& p, const float* a, const float* b, const float* c, bool shared_buffers = true);
   // Registers, shared memory, spills, occupancy of the latest planned variant.
   nlohmann::json details() const;
 

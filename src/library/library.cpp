@@ -107,18 +107,16 @@ class Library {
     auto ch = choice(device, p);
     auto& l = launcher(*find_family(ch.family), ch.params);
     auto owned = std::make_unique<OwnedPlan>();
-    owned->plan = l.plan(p, a, b, c);
-    auto& args = owned->plan.args;
-    if (args.workspace) {
-      size_t bytes = size_t(owned->plan.splits) * size_t(args.m) * size_t(args.n) * sizeof(float);
-      GEMMLAB_CUDA(cudaMalloc(&owned->workspace, bytes));
-      args.workspace = owned->workspace;
+    owned->plan = l.plan(p, a, b, c, /*shared_buffers=*/false);
+    auto& plan = owned->plan;
+    if (plan.workspace_floats) {
+      GEMMLAB_CUDA(cudaMalloc(&owned->workspace, plan.workspace_floats * sizeof(float)));
+      plan.args.workspace = owned->workspace;
     }
-    if (args.counters) {
-      size_t bytes = size_t(l.family().workspace_counters(l.values(), p)) * sizeof(unsigned);
-      GEMMLAB_CUDA(cudaMalloc(&owned->counters, bytes));
-      GEMMLAB_CUDA(cudaMemset(owned->counters, 0, bytes));
-      args.counters = owned->counters;
+    if (plan.counter_count) {
+      GEMMLAB_CUDA(cudaMalloc(&owned->counters, plan.counter_count * sizeof(unsigned)));
+      GEMMLAB_CUDA(cudaMemset(owned->counters, 0, plan.counter_count * sizeof(unsigned)));
+      plan.args.counters = owned->counters;
     }
     return owned;
   }
