@@ -34,7 +34,7 @@ TEST_F(CompileTest, EveryFamilyDefaultCompilesForSm90WithoutSpills) {
   for (auto* f : families()) {
     auto v = parse_params(*f, "");
     // Compiled now, not taken from the library's built-in binaries: the ptxas report is the point.
-    auto out = compile_cubin({f->name(), f->source(), f->defines(v), "sm_90"}, false);
+    auto out = compile_cubin({f->name(), f->source(), f->defines(v), arch_name(9, 0, f->arch_specific())}, false);
     EXPECT_FALSE(out.from_cache);
     ASSERT_GT(out.cubin.size(), 100u) << f->name();
     EXPECT_EQ(out.cubin.substr(1, 3), "ELF") << f->name();
@@ -124,7 +124,8 @@ TEST_F(CompileTest, EverySearchSpaceConfigurationCompiles) {
   for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
     pool.emplace_back([&] {
       for (size_t i; (i = next++) < jobs.size();) try {
-          auto out = compile_cubin({jobs[i].f->name(), jobs[i].f->source(), jobs[i].defines, "sm_90"}, false);
+          auto out = compile_cubin(
+              {jobs[i].f->name(), jobs[i].f->source(), jobs[i].defines, arch_name(9, 0, jobs[i].f->arch_specific())}, false);
           // ptxas reports every entry function; each must say 0 bytes of spill stores.
           if (jobs[i].must_not_spill && std::regex_search(out.log, std::regex("[1-9][0-9]* bytes spill stores")))
             failures[i] = "spills:\n" + out.log;
@@ -146,7 +147,7 @@ TEST_F(CompileTest, EveryAblationCompiles) {
       for (auto a : f->ablations(v)) {
         auto defines = f->defines(v);
         for (auto& d : compile_defines(a)) defines.push_back(d);
-        auto out = compile_cubin({f->name(), f->source(), defines, "sm_90"}, false);
+        auto out = compile_cubin({f->name(), f->source(), defines, arch_name(9, 0, f->arch_specific())}, false);
         EXPECT_EQ(out.cubin.substr(1, 3), "ELF") << f->name() << " " << to_string(a);
       }
   }

@@ -49,6 +49,9 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=2,group=1"},
                                 {"warptiled", "splitk=3"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5"},
                                 {"tf32", "mode=1x"}, {"tf32", "split=truncate,tile=64x128x16,warp=32x32,stages=2"},
+                                {"wgmma", "mode=1x,tile=128x256x32,accum=tc,stages=4"},
+                                {"wgmma", "tile=256x128x16,accum=tc,stages=4,order=big-first"},
+                                {"wgmma", "tile=64x64x8,consumers=1,split=truncate,group=1,stages=2"},
                                 {"gemv-naive", "threads=455,blocks=3"}, {"gemv-smem", "stage=tile,tile=32"},
                                 {"gemv-unrolled", "unroll=8,maxreg=24"}, {"gemv-unrolled", "unroll=3"},
                                 {"gemv-vectorized", "rows=4,unroll=1"}, {"gemv-vectorized", "rows=32,warps=2"},
@@ -77,7 +80,8 @@ void precompile_variants(const std::vector<std::pair<const KernelFamily*, ParamV
   for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
     pool.emplace_back([&] {
       for (size_t i; (i = next++) < jobs.size();)
-        compile_cubin({owners[i]->name(), owners[i]->source(), jobs[i], arch_name(dev.cc_major, dev.cc_minor)});
+        compile_cubin({owners[i]->name(), owners[i]->source(), jobs[i],
+                       arch_name(dev.cc_major, dev.cc_minor, owners[i]->arch_specific())});
     });
   for (auto& th : pool) th.join();
 }
@@ -90,6 +94,8 @@ std::vector<std::unique_ptr<GemmRunner>> runners_under_test() {
   r.push_back(make_cublas_runner(Precision::fp32));
   r.push_back(make_cublas_runner(Precision::tf32));
   r.push_back(make_library_runner());  // gemmlab::sgemm / sgemv with the configuration it picks
+  r.push_back(make_library_runner(MathMode::tensor_fp32));
+  r.push_back(make_library_runner(MathMode::tf32));
   return r;
 }
 

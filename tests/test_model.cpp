@@ -239,3 +239,47 @@ TEST(Tf32, SplitCarriesTwentyOneBits) {
   EXPECT_LE(worst_tr, std::ldexp(1.0, -20));
   EXPECT_GT(worst_rn, 0);  // the small part does round
 }
+
+// ---- the wgmma family's description (its kernels compile for sm_90a in test_compile) ----
+#include "gemmlab/compile.hpp"
+
+TEST(Wgmma, NamesEachBrokenRule) {
+  const auto& f = *find_family("wgmma");
+  EXPECT_TRUE(f.arch_specific());
+  EXPECT_EQ(arch_name(9, 0, f.arch_specific()), "sm_90a");
+  EXPECT_EQ(arch_name(9, 0), "sm_90");
+  auto why = [&](const std::string& text) {
+    try {
+      parse_params(f, text);
+      return std::string();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(why(""), "");
+  EXPECT_NE(why("tile=128x128x24").find("tile.k 24 is not 32, 16 or 8"), std::string::npos) << why("tile=128x128x24");
+  EXPECT_NE(why("tile=128x96x32").find("tile.n 96 is not one of the wgmma widths"), std::string::npos);
+  EXPECT_NE(why("tile=64x128x32,consumers=2").find("multiple of 64 rows"), std::string::npos);
+  EXPECT_NE(why("tile=128x256x16,accum=tile").find("registers per consumer thread"), std::string::npos);
+  EXPECT_EQ(why("tile=128x256x16,accum=tc"), "");
+  EXPECT_NE(why("tile=128x256x32,stages=3").find("KB of shared memory"), std::string::npos);
+}
+
+TEST(Wgmma, PacksTwoPlanesFor3xAndOneFor1x) {
+  const auto& f = *find_family("wgmma");
+  auto three = f.packing(parse_params(f, "tile=256x128x16,accum=tc"));
+  EXPECT_EQ(three.entry, "pack_tf32");
+  EXPECT_EQ(three.planes, 2);
+  EXPECT_EQ(three.box_m, 256);
+  EXPECT_EQ(three.box_n, 128);
+  EXPECT_EQ(three.box_k, 16);
+  auto one = parse_params(f, "mode=1x");
+  EXPECT_EQ(f.packing(one).planes, 1);
+  EXPECT_TRUE(f.lower_precision(one));
+  EXPECT_TRUE(f.lower_precision(parse_params(f, "split=truncate")));
+  EXPECT_FALSE(f.lower_precision(parse_params(f, "")));
+  EXPECT_TRUE(f.persistent(parse_params(f, "")));
+  // A block per tile before the launcher caps the grid at the resident blocks.
+  EXPECT_EQ(f.geometry(parse_params(f, ""), Problem::square(1000)).grid.x, 64u);
+  EXPECT_EQ(f.geometry(parse_params(f, "consumers=1,tile=64x128x32"), Problem::square(1000)).block.x, 256u);
+}

@@ -33,7 +33,8 @@ std::string aot_key(const CompileRequest& req);
 // The binary built with the library under this key; empty when there is none.
 std::string_view aot_binary(const std::string& key);
 
-// "sm_90" for compute capability 9.0.
-std::string arch_name(int cc_major, int cc_minor);
+// "sm_90" for compute capability 9.0; "sm_90a" for its architecture-specific target (wgmma,
+// setmaxnreg: KernelFamily::arch_specific), whose binaries run on that compute capability alone.
+std::string arch_name(int cc_major, int cc_minor, bool specific = false);
 
 }  // namespace gemmlab

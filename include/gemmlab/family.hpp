@@ -75,6 +75,17 @@ class KernelFamily;
 // Throws UsageError when the configuration does not offer the ablation (none always passes).
 void check_ablation(const KernelFamily& f, const ParamValues& v, Ablation a);
 
+// Families whose kernels read packed operands: a pre-pass (`entry`, in the family's source, called
+// as (const float* x, long long sr, long long sk, long long rows, long long k, long long kp,
+// float* out)) writes op(A) and op(B)ᵀ K-major into `planes` planes each ([plane][rows][kp], kp =
+// K rounded up to 16 bytes), and the GEMM kernel reads them through TMA descriptors (its second
+// parameter, TensorMaps) of boxes box_m x box_k (A) and box_n x box_k (B), swizzled in box_k rows.
+struct Packing {
+  std::string entry;
+  int planes = 0;  // 0: the family does not pack
+  int box_m = 0, box_n = 0, box_k = 0;
+};
+
 class KernelFamily {
  public:
   virtual ~KernelFamily() = default;
@@ -85,6 +96,9 @@ class KernelFamily {
   // a dot product of a contiguous row, a_vec when those rows (or A's columns) start 16-byte aligned.
   virtual Op op() const { return Op::gemm; }
   virtual int min_arch() const { return 50; }  // compute capability × 10
+  // Compiled for the architecture-specific target (sm_90a: wgmma, setmaxnreg), which runs only
+  // on exactly that compute capability.
+  virtual bool arch_specific() const { return false; }
   // A configuration that computes with less than FP32 precision (TF32 products): verified with
   // the TF32 tolerance and labelled "tf32" everywhere.
   virtual bool lower_precision(const ParamValues&) const { return false; }
@@ -111,6 +125,10 @@ class KernelFamily {
   virtual long long workspace_counters(const ParamValues&, const Problem&) const { return 0; }
   // Why this configuration cannot run this problem; empty when it can.
   virtual std::string unsupported(const ParamValues&, const Problem&) const { return {}; }
+  virtual Packing packing(const ParamValues&) const { return {}; }
+  // A persistent grid: the launcher caps gridDim.x at the blocks the GPU holds at once, and the
+  // kernel walks the tiles itself.
+  virtual bool persistent(const ParamValues&) const { return false; }
   // The ablations this configuration's source honours.
   virtual std::vector<Ablation> ablations(const ParamValues&) const { return {}; }
   // The analytic model of one call (split-K's reduce kernel excluded).

@@ -26,8 +26,20 @@
 
 namespace gemmlab {
 
+// How sgemm may compute (gemmlab never lowers precision unless asked):
+// - strict_fp32: FP32 fused multiply-adds on the CUDA cores (SIMT), like cuBLAS SGEMM.
+// - tensor_fp32: FP32-level accuracy on the tensor cores, 3xTF32 (each operand split into a TF32
+//   big part and a TF32 remainder, three products): the wgmma family on compute capability 9.0,
+//   the mma.sync tf32 family on 8.x; strict_fp32 elsewhere. Accuracy and its measured domain:
+//   README, "gemmlab accuracy". Uses a workspace of 2·(M + N)·K floats per plan on 9.0.
+// - tf32: one TF32 product (10-bit mantissas, about 1e-4 relative error, like cuBLAS's TF32 mode),
+//   on the same families; strict_fp32 below compute capability 8.0.
+enum class MathMode { strict_fp32, tensor_fp32, tf32 };
+std::string to_string(MathMode m);
+
 void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream = nullptr);
+           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream = nullptr,
+           MathMode math = MathMode::strict_fp32);
 
 // y = alpha * op(A) * x + beta * y, A stored m × n in `layout` (BLAS's M and N).
 void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
@@ -38,6 +50,6 @@ void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const 
 struct Choice {
   std::string family, params, source;
 };
-Choice choose(const Problem& p);
+Choice choose(const Problem& p, MathMode math = MathMode::strict_fp32);
 
 }  // namespace gemmlab

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gemmlab/family.hpp"
+#include "gemmlab/gemmlab.hpp"
 #include "gemmlab/problem.hpp"
 
 namespace gemmlab {
@@ -52,6 +53,8 @@ std::unique_ptr<GemmRunner> make_family_runner(const KernelFamily& f, const Para
 std::unique_ptr<GemmRunner> make_cublas_runner(Precision p);
 std::unique_ptr<GemmRunner> make_openblas_runner();
 // gemmlab::sgemm / sgemv, the library call, with the configuration it picks.
-std::unique_ptr<GemmRunner> make_library_runner();
+// The library call (gemmlab::sgemm/sgemv) in a math mode: named "gemmlab", "gemmlab-tensor-fp32",
+// "gemmlab-tf32" (the last lower precision).
+std::unique_ptr<GemmRunner> make_library_runner(MathMode math = MathMode::strict_fp32);
 
 }  // namespace gemmlab

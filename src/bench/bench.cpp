@@ -14,7 +14,7 @@ namespace gemmlab {
 
 namespace {
 
-constexpr const char* kBaselines[] = {"cublas", "cublas-tf32", "openblas", "gemmlab"};
+constexpr const char* kBaselines[] = {"cublas", "cublas-tf32", "openblas", "gemmlab", "gemmlab-tensor-fp32", "gemmlab-tf32"};
 
 // One problem's buffers on the device and their host copies.
 class Workspace {
@@ -94,7 +94,9 @@ std::unique_ptr<GemmRunner> make_runner(const KernelSpec& k) {
   if (k.family) return make_family_runner(*k.family, k.params, k.ablation);
   if (k.name == "cublas") return make_cublas_runner(Precision::fp32);
   if (k.name == "cublas-tf32") return make_cublas_runner(Precision::tf32);
-  if (k.name == "gemmlab") return make_library_runner();
+  if (k.name == "gemmlab") return make_library_runner(MathMode::strict_fp32);
+  if (k.name == "gemmlab-tensor-fp32") return make_library_runner(MathMode::tensor_fp32);
+  if (k.name == "gemmlab-tf32") return make_library_runner(MathMode::tf32);
   return make_openblas_runner();
 }
 

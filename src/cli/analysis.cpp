@@ -116,7 +116,7 @@ int run_explain(const Target& t, bool measure, const std::string& json_path) {
   if (measure && !gpu) throw NoDeviceError();
   std::optional<DeviceInfo> dev;
   if (gpu) dev = query_device(0);
-  const std::string arch = dev ? arch_name(dev->cc_major, dev->cc_minor) : "sm_90";
+  const std::string arch = dev ? arch_name(dev->cc_major, dev->cc_minor, f.arch_specific()) : arch_name(9, 0, f.arch_specific());
   CompileRequest req{f.name(), f.source(), compile_defines(f, v, aligned_variant(canonical(t.problem))), arch};
   auto res = resources_from_log(compile_cubin(req).log, f.entry());
   if (res.registers < 0) res = resources_from_log(compile_cubin(req, false).log, f.entry());  // a built-in binary has no report

@@ -11,6 +11,7 @@ extern const char* const gemm_args_source;
 extern const char* const gemm_tile_source;
 extern const char* const gemv_common_source;
 extern const char* const tf32_split_source;
+extern const char* const hopper_source;
 }
 
 namespace gemmlab {
@@ -25,7 +26,8 @@ struct Header {
 constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
                                {"gemm_tile.cuh", &embedded::gemm_tile_source},
                                {"gemv_common.cuh", &embedded::gemv_common_source},
-                               {"tf32_split.cuh", &embedded::tf32_split_source}};
+                               {"tf32_split.cuh", &embedded::tf32_split_source},
+                               {"hopper.cuh", &embedded::hopper_source}};
 
 void check(nvrtcResult r, const char* what) {
   if (r != NVRTC_SUCCESS) throw RuntimeError(std::string("NVRTC: ") + what + ": " + nvrtcGetErrorString(r));
@@ -64,7 +66,9 @@ std::string aot_key(const CompileRequest& req) {
   return req.program + "-" + req.arch + "-" + stable_hash(text + req.arch);
 }
 
-std::string arch_name(int cc_major, int cc_minor) { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
+std::string arch_name(int cc_major, int cc_minor, bool specific) {
+  return "sm_" + std::to_string(cc_major * 10 + cc_minor) + (specific ? "a" : "");
+}
 
 CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache) {
   auto opts = full_options(req);

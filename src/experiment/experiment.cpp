@@ -211,7 +211,7 @@ std::vector<GridPoint> expand_grid(const json& grid, const std::string& where) {
   return points;
 }
 
-const std::set<std::string> kBaselines = {"cublas", "cublas-tf32", "openblas", "gemmlab"};
+const std::set<std::string> kBaselines = {"cublas", "cublas-tf32", "openblas", "gemmlab", "gemmlab-tensor-fp32", "gemmlab-tf32"};
 
 void add_family_point(Experiment& e, const KernelFamily& f, const std::string& params, const std::string& label,
                       int64_t max_size) {

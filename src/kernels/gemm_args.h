@@ -21,3 +21,10 @@ struct GemmArgs {
   // an earlier problem can sit where a counter is expected.
   unsigned* counters;
 };
+
+// TMA descriptors (each a CUtensorMap: 128 opaque bytes, 128-byte aligned as cuda.h declares it) of the operands a
+// family reads through the tensor memory accelerator: the second parameter of such kernels,
+// __grid_constant__, since the TMA unit reads descriptors from parameter or global memory.
+struct alignas(128) TensorMaps {
+  unsigned long long a[16], b[16];
+};

@@ -4,6 +4,7 @@
 
 #include "gemmlab/compile.hpp"
 #include "gemmlab/error.hpp"
+#include "launch/tma.hpp"
 
 namespace gemmlab {
 
@@ -60,10 +61,25 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
   args.c = c;
   args.alpha = alpha;
   args.beta = beta;
-  void* params[] = {&args};
   const auto& g = plan.geometry;
-  GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params, g.shared_bytes,
-                                stream));
+  if (const auto& pk = plan.packed; pk.spec.planes > 0) {
+    // op(A) is M x K with (a_row, a_col); op(B)ᵀ is N x K with (b_col, b_row).
+    auto pack = [&](const float* x, long long sr, long long sk, long long rows, float* out) {
+      long long k = pk.k, kp = pk.kp;
+      void* p[] = {&x, &sr, &sk, &rows, &k, &kp, &out};
+      dim3 grid(unsigned((kp + 31) / 32), unsigned((rows + 31) / 32));
+      GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), grid, dim3(256), p, 0, stream));
+    };
+    pack(args.a, args.a_row, args.a_col, pk.m, pk.a);
+    pack(args.b, args.b_col, args.b_row, pk.n, pk.b);
+    void* params[] = {&args, const_cast<TensorMaps*>(&pk.maps)};
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
+                                  g.shared_bytes, stream));
+  } else {
+    void* params[] = {&args};
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
+                                  g.shared_bytes, stream));
+  }
   if (plan.reduce) {
     int splits = plan.splits;
     void* reduce_params[] = {&args, &splits};
@@ -77,9 +93,14 @@ FamilyLauncher::FamilyLauncher(const KernelFamily& f, ParamValues v, Ablation ab
   check_ablation(family_, values_, ablation_);
 }
 
-FamilyLauncher::~FamilyLauncher() {
-  cudaFree(workspace_);
-  cudaFree(counters_);
+FamilyLauncher::~FamilyLauncher() = default;
+
+void bind_packed(LaunchPlan& plan, float* buffer) {
+  auto& pk = plan.packed;
+  pk.a = buffer;
+  pk.b = buffer + size_t(pk.spec.planes) * size_t(pk.m) * size_t(pk.kp);
+  encode_kmajor_map(pk.maps.a, pk.a, pk.m, pk.k, pk.kp, pk.spec.planes, pk.spec.box_m, pk.spec.box_k);
+  encode_kmajor_map(pk.maps.b, pk.b, pk.n, pk.k, pk.kp, pk.spec.planes, pk.spec.box_n, pk.spec.box_k);
 }
 
 std::string FamilyLauncher::unsupported(const Problem& p) const {
@@ -94,6 +115,8 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
   // Before the kernel is loaded the wave is unknown: the family's stand-in decides the splits.
   int splits = family_.splits(values_, c, 0);
   size_t floats = splits > 1 ? size_t(splits) * size_t(c.m) * size_t(c.n) : 0;
+  if (int planes = family_.packing(values_).planes; planes > 0)
+    floats += size_t(planes) * size_t(c.m + c.n) * size_t((c.k + 3) / 4 * 4);
   return floats * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
 }
 
@@ -103,9 +126,12 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     int dev = 0;
     GEMMLAB_CUDA(cudaGetDevice(&dev));
     device_ = query_device(dev);
+    const std::string cc = std::to_string(family_.min_arch() / 10) + "." + std::to_string(family_.min_arch() % 10);
     if (device_->arch() < family_.min_arch())
-      throw UsageError(family_.name() + " needs compute capability " + std::to_string(family_.min_arch() / 10) + "." +
-                       std::to_string(family_.min_arch() % 10) + " or newer");
+      throw UsageError(family_.name() + " needs compute capability " + cc + " or newer");
+    if (family_.arch_specific() && device_->arch() != family_.min_arch())
+      throw UsageError(family_.name() + " is built for sm_" + std::to_string(family_.min_arch()) +
+                       "a and runs on compute capability " + cc + " only");
   }
   LaunchPlan plan;
   plan.swap_operands = swapped(p);
@@ -116,14 +142,22 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.kernel = k.kernel;
   plan.splits = family_.splits(values_, c, k.blocks_per_sm * device_->sms);
   g.grid.z = unsigned(plan.splits);
+  if (family_.persistent(values_))
+    g.grid.x = std::min(g.grid.x, unsigned(std::max(1, k.blocks_per_sm) * device_->sms));
   plan.geometry = g;
   auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
   plan.args = GemmArgs{c.m, c.n, c.k, c.alpha, c.beta, nullptr, sa.row, sa.col, nullptr, sb.row, sb.col,
                        nullptr, sc.row, sc.col, nullptr, nullptr};
   if (plan.splits > 1) plan.workspace_floats = size_t(plan.splits) * size_t(c.m) * size_t(c.n);
   plan.counter_count = size_t(std::max(0ll, family_.workspace_counters(values_, c)));
-  if (shared_buffers && plan.workspace_floats) plan.args.workspace = workspace(plan.workspace_floats);
-  if (shared_buffers && plan.counter_count) plan.args.counters = counters(plan.counter_count);
+  if (shared_buffers && plan.workspace_floats)
+    plan.args.workspace = static_cast<float*>(workspace_.get(plan.workspace_floats * sizeof(float), false));
+  if (shared_buffers && plan.counter_count)
+    plan.args.counters = static_cast<unsigned*>(counters_.get(plan.counter_count * sizeof(unsigned), true));
+  if (auto spec = family_.packing(values_); spec.planes > 0) {
+    plan.packed = {k.pack, spec, (c.k + 3) / 4 * 4, c.m, c.n, c.k};
+    if (shared_buffers) bind_packed(plan, static_cast<float*>(packed_.get(plan.packed.floats() * sizeof(float), false)));
+  }
   if (plan.splits > 1 && k.reduce) {
     plan.reduce = k.reduce;
     plan.reduce_blocks = unsigned(std::min<long long>((c.m * c.n + 255) / 256, 8ll * device_->sms));
@@ -152,8 +186,10 @@ FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeome
   for (auto& d : defines) key += d + " ";
   auto it = loaded_.find(key);
   if (it == loaded_.end()) {
-    Loaded k{Module(family_.name(), family_.source(), defines, arch_name(device_->cc_major, device_->cc_minor))};
+    Loaded k{Module(family_.name(), family_.source(), defines,
+                    arch_name(device_->cc_major, device_->cc_minor, family_.arch_specific()))};
     k.kernel = k.module.kernel(family_.entry());
+    if (auto spec = family_.packing(values_); spec.planes > 0) k.pack = k.module.kernel(spec.entry);
     if (!family_.reduce_entry().empty()) k.reduce = k.module.kernel(family_.reduce_entry());
     GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, reinterpret_cast<const void*>(k.kernel)));
     it = loaded_.emplace(key, std::move(k)).first;
@@ -184,27 +220,17 @@ void FamilyLauncher::fit_shared(Loaded& k, const LaunchGeometry& g) {
   k.occupancy = double(blocks * threads) / device_->max_threads_per_sm;
 }
 
-// Split partial sums; grows to the largest problem seen, kept between calls.
-float* FamilyLauncher::workspace(size_t floats) {
-  if (floats > workspace_floats_) {
-    GEMMLAB_CUDA(cudaFree(workspace_));
-    workspace_ = nullptr;
-    GEMMLAB_CUDA(cudaMalloc(&workspace_, floats * sizeof(float)));
-    workspace_floats_ = floats;
+void* FamilyLauncher::Buffer::get(size_t need, bool zeroed) {
+  if (need > bytes) {
+    GEMMLAB_CUDA(cudaFree(data));
+    data = nullptr;
+    bytes = 0;
+    GEMMLAB_CUDA(cudaMalloc(&data, need));
+    // Arrival counters start at zero, and every kernel leaves them so.
+    if (zeroed) GEMMLAB_CUDA(cudaMemset(data, 0, need));
+    bytes = need;
   }
-  return workspace_;
-}
-
-// Arrival counters: zeroed when (re)allocated, and every kernel leaves them zero.
-unsigned* FamilyLauncher::counters(size_t n) {
-  if (n > counters_n_) {
-    GEMMLAB_CUDA(cudaFree(counters_));
-    counters_ = nullptr;
-    GEMMLAB_CUDA(cudaMalloc(&counters_, n * sizeof(unsigned)));
-    GEMMLAB_CUDA(cudaMemset(counters_, 0, n * sizeof(unsigned)));
-    counters_n_ = n;
-  }
-  return counters_;
+  return data;
 }
 
 }  // namespace gemmlab

@@ -21,6 +21,19 @@ namespace gemmlab {
 
 struct Operands;
 
+// Operands packed by a pre-pass (KernelFamily::packing): op(A) as [planes][M][kp] at `a`, op(B)ᵀ
+// as [planes][N][kp] at `b`, both in one buffer (bind_packed), with TMA descriptors on them.
+struct PackedOperands {
+  cudaKernel_t pack = nullptr;
+  Packing spec;
+  long long kp = 0;  // K rounded up to 4 floats: TMA strides are multiples of 16 bytes
+  long long m = 0, n = 0, k = 0;
+  float* a = nullptr;
+  float* b = nullptr;
+  TensorMaps maps{};
+  size_t floats() const { return spec.planes > 0 ? size_t(spec.planes) * size_t(m + n) * size_t(kp) : 0; }
+};
+
 struct LaunchPlan {
   cudaKernel_t kernel = nullptr;
   cudaKernel_t reduce = nullptr;  // split-K's second step, when the family has one
@@ -31,7 +44,12 @@ struct LaunchPlan {
   GemmArgs args{};             // strides, sizes, workspace, counters; pointers and alpha/beta per call
   size_t workspace_floats = 0;  // split-K partial products the plan needs (0: none)
   size_t counter_count = 0;     // arrival counters it needs, zeroed (0: none)
+  PackedOperands packed;        // spec.planes = 0: the family reads the operands as given
 };
+
+// Places the plan's packed operands in `buffer` (packed.floats() floats) and encodes their TMA
+// descriptors: the buffer must outlive every launch of the plan.
+void bind_packed(LaunchPlan& plan, float* buffer);
 
 // The row-major-C form a family computes: a column-major C is the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ.
 bool swapped(const Problem& p);
@@ -71,6 +89,7 @@ class FamilyLauncher {
     Module module;
     cudaKernel_t kernel = nullptr;
     cudaKernel_t reduce = nullptr;
+    cudaKernel_t pack = nullptr;  // the operand pre-pass, when the family packs
     cudaFuncAttributes attrs{};
     size_t dynamic_smem = 0;  // of the latest geometry
     size_t opted_in = 0;
@@ -79,8 +98,13 @@ class FamilyLauncher {
   };
   Loaded& load(const Variant& v, const LaunchGeometry& g);
   void fit_shared(Loaded& k, const LaunchGeometry& g);
-  float* workspace(size_t floats);
-  unsigned* counters(size_t n);
+  // Device memory that grows to the largest request and is kept between calls.
+  struct Buffer {
+    void* data = nullptr;
+    size_t bytes = 0;
+    void* get(size_t need, bool zeroed);
+    ~Buffer() { cudaFree(data); }
+  };
 
   const KernelFamily& family_;
   ParamValues values_;
@@ -88,10 +112,7 @@ class FamilyLauncher {
   std::optional<DeviceInfo> device_;
   std::map<std::string, Loaded> loaded_;
   const Loaded* last_ = nullptr;
-  float* workspace_ = nullptr;
-  size_t workspace_floats_ = 0;
-  unsigned* counters_ = nullptr;
-  size_t counters_n_ = 0;
+  Buffer workspace_, counters_, packed_;
 };
 
 }  // namespace gemmlab

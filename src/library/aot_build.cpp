@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       }
       auto v = parse_params(*f, e.params);
       for (auto& var : variants(*f)) {
-        CompileRequest r{f->name(), f->source(), compile_defines(*f, v, var), argv[ai]};
+        CompileRequest r{f->name(), f->source(), compile_defines(*f, v, var), argv[ai] + std::string(f->arch_specific() ? "a" : "")};
         if (keys.insert(aot_key(r)).second) requests.push_back(std::move(r));
       }
     }

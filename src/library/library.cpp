@@ -25,6 +25,7 @@ struct PlanKey {
   int64_t m, n, k, lda, ldb, ldc;
   unsigned aligned;  // bit i: operand i starts 16-byte aligned (it selects the kernel variant)
   cudaStream_t stream;
+  MathMode math;
   bool operator==(const PlanKey&) const = default;
 };
 
@@ -33,7 +34,7 @@ struct PlanKeyHash {
     size_t h = std::hash<int64_t>()(k.m);
     for (int64_t x : {k.n, k.k, k.lda, k.ldb, k.ldc, int64_t(k.aligned), int64_t(k.device), int64_t(k.op),
                       int64_t(k.layout), int64_t(k.trans_a), int64_t(k.trans_b),
-                      int64_t(reinterpret_cast<uintptr_t>(k.stream))})
+                      int64_t(reinterpret_cast<uintptr_t>(k.stream)), int64_t(k.math)})
       h = h * 1000003u ^ std::hash<int64_t>()(x);
     return h;
   }
@@ -50,9 +51,11 @@ struct OwnedPlan {
   LaunchPlan plan;
   float* workspace = nullptr;
   unsigned* counters = nullptr;
+  float* packed = nullptr;
   ~OwnedPlan() {
     cudaFree(workspace);
     cudaFree(counters);
+    cudaFree(packed);
   }
 };
 
@@ -72,20 +75,29 @@ class Library {
     {
       std::lock_guard lock(mu_);
       auto it = plans_.find(key);
-      if (it == plans_.end()) it = plans_.emplace(key, make_plan(key.device, make(), a, b, c)).first;
+      if (it == plans_.end()) it = plans_.emplace(key, make_plan(key.device, make(), key.math, a, b, c)).first;
       plan = &it->second->plan;
     }
     launch(*plan, a, b, c, alpha, beta, stream);
   }
 
-  Choice choose(int device, const Problem& p) {
+  Choice choose(int device, const Problem& p, MathMode math) {
     std::lock_guard lock(mu_);
-    return choice(device, p);
+    return choice(device, p, math);
   }
 
  private:
-  Choice choice(int device, const Problem& p) {
+  Choice choice(int device, const Problem& p, MathMode math) {
     auto& dev = device_info(device);
+    if (p.op == Op::gemm && math != MathMode::strict_fp32 && dev.arch() >= 80) {
+      // The tensor-core families at the configurations measured best on an H100 (results/h100/tf32x3.json).
+      const bool hopper = dev.arch() == 90;
+      const char* family = hopper ? "wgmma" : "tf32";
+      std::string params = math == MathMode::tf32 ? "mode=1x" : "mode=3x";
+      auto& f = *find_family(family);
+      auto l = format_params(f, parse_params(f, params));
+      if (launcher(f, l).unsupported(p).empty()) return {family, l, "defaults for " + to_string(math)};
+    }
     auto arch = arch_name(dev.cc_major, dev.cc_minor);
     if (!db_) {
       db_ = TuningDb::load(default_tuning_db());
@@ -103,8 +115,9 @@ class Library {
     return {family, format_params(*find_family(family), parse_params(*find_family(family), "")), "defaults"};
   }
 
-  std::unique_ptr<OwnedPlan> make_plan(int device, const Problem& p, const float* a, const float* b, const float* c) {
-    auto ch = choice(device, p);
+  std::unique_ptr<OwnedPlan> make_plan(int device, const Problem& p, MathMode math, const float* a, const float* b,
+                                       const float* c) {
+    auto ch = choice(device, p, math);
     auto& l = launcher(*find_family(ch.family), ch.params);
     auto owned = std::make_unique<OwnedPlan>();
     owned->plan = l.plan(p, a, b, c, /*shared_buffers=*/false);
@@ -117,6 +130,10 @@ class Library {
       GEMMLAB_CUDA(cudaMalloc(&owned->counters, plan.counter_count * sizeof(unsigned)));
       GEMMLAB_CUDA(cudaMemset(owned->counters, 0, plan.counter_count * sizeof(unsigned)));
       plan.args.counters = owned->counters;
+    }
+    if (size_t floats = plan.packed.floats()) {
+      GEMMLAB_CUDA(cudaMalloc(&owned->packed, floats * sizeof(float)));
+      bind_packed(plan, owned->packed);
     }
     return owned;
   }
@@ -152,12 +169,22 @@ int current_device() {
 
 }  // namespace
 
+std::string to_string(MathMode m) {
+  switch (m) {
+    case MathMode::strict_fp32: return "strict-fp32";
+    case MathMode::tensor_fp32: return "tensor-fp32";
+    case MathMode::tf32: return "tf32";
+  }
+  return "?";
+}
+
 void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream) {
+           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream,
+           MathMode math) {
   if (m == 0 || n == 0) return;
   if (!a || !b || !c) throw UsageError("sgemm: A, B and C must not be null");
   PlanKey key{current_device(), Op::gemm, layout, trans_a, trans_b, m, n, k, lda, ldb, ldc,
-              alignment_bits(a, b, c), stream};
+              alignment_bits(a, b, c), stream, math};
   Library::get().run(
       key,
       [&] {
@@ -178,7 +205,7 @@ void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const 
   if (m == 0 || n == 0) return;
   if (!a || !x || !y) throw UsageError("sgemv: A, x and y must not be null");
   PlanKey key{current_device(), Op::gemv, layout, trans, Trans::no, m, n, 1, lda, 0, 0, alignment_bits(a, x, y),
-              stream};
+              stream, MathMode::strict_fp32};
   Library::get().run(
       key,
       [&] {
@@ -190,6 +217,6 @@ void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const 
       a, x, y, alpha, beta, stream);
 }
 
-Choice choose(const Problem& p) { return Library::get().choose(current_device(), normalized(p)); }
+Choice choose(const Problem& p, MathMode math) { return Library::get().choose(current_device(), normalized(p), math); }
 
 }  // namespace gemmlab

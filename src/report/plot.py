@@ -148,7 +148,7 @@ def plot_heatmap(rows, spec, path, title):
     x, y, value = spec.get("x", "vpt"), spec.get("y", "block"), spec.get("value", "gflops")
     cells = {}
     for r in ok(rows):
-        if r["kernel"] in ("cublas", "cublas-tf32", "openblas", "gemmlab"):
+        if r["kernel"] in ("cublas", "cublas-tf32", "openblas") or r["kernel"].startswith("gemmlab"):
             continue
         p = param_dict(r)
         if x not in p or y not in p:

@@ -80,7 +80,7 @@ Record status_record(const Experiment& e, const SweepPoint& pt, const std::strin
   Record r;
   auto& k = kernel_of(e, pt);
   r.kernel = k.kernel;
-  r.precision = k.kernel == "cublas-tf32" ? "tf32" : "fp32";
+  r.precision = k.kernel == "cublas-tf32" || k.kernel == "gemmlab-tf32" ? "tf32" : "fp32";
   if (pt.problem >= 0) r.problem = e.problems[size_t(pt.problem)];
   r.status = status;
   r.details = {{"params", k.params}, {"label", k.label}};

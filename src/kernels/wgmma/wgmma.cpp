@@ -1,0 +1,138 @@
+#include "kernels/tiled.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const wgmma_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+auto s = [](int x) { return std::to_string(x); };
+
+class Wgmma final : public KernelFamily {
+ public:
+  std::string name() const override { return "wgmma"; }
+  std::string description() const override {
+    return "Hopper tensor cores (wgmma m64nNk8 TF32, TMA, mbarrier pipeline, warp-specialised, persistent): "
+           "3xTF32 (FP32-accurate) or 1xTF32 (lower precision)";
+  }
+  int min_arch() const override { return 90; }
+  bool arch_specific() const override { return true; }
+  bool lower_precision(const ParamValues& v) const override { return v.at("mode")[0] == 1 || v.at("split")[0] == 1; }
+  std::vector<ParamSpec> params() const override {
+    return {{"tile", {128, 128, 32}, 8, 256, "block tile BM x BN x BK (BK 32, 16 or 8: one 128, 64 or 32-byte swizzle row)"},
+            {"consumers", {2}, 1, 2, "consumer warpgroups; each owns BM / consumers rows (a multiple of 64)"},
+            {"stages", {3}, 2, 8, "shared-memory slots of the TMA pipeline"},
+            {"mode", {0}, 0, 1, "3xTF32 (FP32 accuracy) or 1xTF32 (TF32 accuracy, labelled so)", {"3x", "1x"}},
+            {"split", {0}, 0, 1, "the big part of the 3xTF32 split: rounded to nearest or truncated",
+             {"round", "truncate"}},
+            {"accum", {0}, 0, 1,
+             "tile: each K tile's products summed in a fresh fragment, then added in FP32; tc: all of K summed in "
+             "the tensor cores (fewer registers, round-toward-zero accumulation)",
+             {"tile", "tc"}},
+            {"order", {0}, 0, 1, "the 3xTF32 products: small ones first, or big·big first", {"small-first", "big-first"}},
+            {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"}};
+  }
+  const char* source() const override { return embedded::wgmma_source; }
+  std::string entry() const override { return "gemm_wgmma"; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    auto& t = v.at("tile");
+    const int consumers = v.at("consumers")[0];
+    std::vector<std::string> out;
+    if (t[2] != 32 && t[2] != 16 && t[2] != 8)
+      out.push_back("tile.k " + s(t[2]) + " is not 32, 16 or 8 (one swizzle row of 128, 64 or 32 bytes)");
+    if (t[0] % (64 * consumers))
+      out.push_back("tile.m " + s(t[0]) + " does not give each of " + s(consumers) +
+                    " consumer warpgroups a multiple of 64 rows");
+    if (t[1] != 64 && t[1] != 128 && t[1] != 192 && t[1] != 256)
+      out.push_back("tile.n " + s(t[1]) + " is not one of the wgmma widths 64, 128, 192, 256");
+    if (!out.empty()) return out;
+    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    // The producer gives registers up (setmaxnreg) so that two consumers may hold 232 each.
+    const int limit = consumers == 2 ? 232 : 255, regs = registers(v);
+    if (regs > limit)
+      out.push_back("needs about " + s(regs) + " registers per consumer thread, over " + s(limit) +
+                    (v.at("accum")[0] == 0 ? " (accum=tile holds two fragments: try accum=tc or a narrower tile)" : ""));
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    auto& t = v.at("tile");
+    return {tiled::define("BM", t[0]),
+            tiled::define("BN", t[1]),
+            tiled::define("BK", t[2]),
+            tiled::define("CONSUMERS", v.at("consumers")[0]),
+            tiled::define("STAGES", v.at("stages")[0]),
+            tiled::define("MODE", v.at("mode")[0] == 0 ? 3 : 1),
+            tiled::define("SPLIT", v.at("split")[0]),
+            tiled::define("ACCUM", v.at("accum")[0]),
+            tiled::define("ORDER", v.at("order")[0]),
+            tiled::define("GROUP", v.at("group")[0])};
+  }
+  // One block per output tile, capped by the launcher at the blocks that fit at once (persistent).
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    auto& t = v.at("tile");
+    const long long tiles = ((p.m + t[0] - 1) / t[0]) * ((p.n + t[1] - 1) / t[1]);
+    return {dim3(unsigned(std::min<long long>(tiles, 1ll << 30))), dim3(128 * (v.at("consumers")[0] + 1)),
+            size_t(smem(v))};
+  }
+  bool persistent(const ParamValues&) const override { return true; }
+  Packing packing(const ParamValues& v) const override {
+    auto& t = v.at("tile");
+    return {"pack_tf32", v.at("mode")[0] == 0 ? 2 : 1, t[0], t[1], t[2]};
+  }
+  std::string unsupported(const ParamValues&, const Problem& p) const override {
+    // TMA coordinates are 32-bit; the pre-pass's grid has one row of blocks per 32 rows.
+    const long long rows = std::max(p.m, p.n);
+    if (rows > (1ll << 31) - 1 || p.k > (1ll << 31) - 1) return "M, N and K must stay below 2^31 for TMA";
+    if ((rows + 31) / 32 > 65535) return "max(M, N) / 32 exceeds the 65535 limit of the pre-pass's gridDim.y";
+    return {};
+  }
+  // Per block and K tile: PARTS planes of both tiles through TMA (no load instructions); the
+  // tensor cores read shared memory directly (no LDS). The pre-pass is a separate kernel.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
+    auto& t = v.at("tile");
+    const int parts = v.at("mode")[0] == 0 ? 2 : 1;
+    const auto tl = tiled::tiling(p, t[0], t[1], t[2]);
+    KernelModel m;
+    m.global_load_inst = 0;
+    m.global_async_inst = 0;
+    m.global_load_bytes = tl.blocks * tl.ktiles * 4.0 * parts * (t[0] + t[1]) * t[2];
+    m.shared_load_inst = 0;
+    m.shared_store_inst = 0;
+    // Each consumer thread stores its fragment one float at a time.
+    tiled::add_epilogue(m, p, tl.blocks * (t[0] / 64) * 4 * double(t[1] / 2));
+    m.assumptions = {"edge tiles counted like interior ones", "the operand pre-pass is not counted",
+                     "TMA tile loads are counted as bytes, not instructions"};
+    return m;
+  }
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"tile", {"128x128x32", "128x256x32", "256x128x32", "128x128x16", "128x256x16",
+                                           "256x128x16", "128x192x16"}},
+                                 {"stages", {"2", "3", "4", "6"}},
+                                 {"accum", {"tile", "tc"}},
+                                 {"mode", {"3x"}}});
+  }
+
+ private:
+  static int registers(const ParamValues& v) {
+    auto& t = v.at("tile");
+    const int mw = t[0] / v.at("consumers")[0] / 64;
+    return mw * t[1] / 2 * (v.at("accum")[0] == 0 ? 2 : 1) + 40;
+  }
+  static long long smem(const ParamValues& v) {
+    auto& t = v.at("tile");
+    const int parts = v.at("mode")[0] == 0 ? 2 : 1;
+    // Stages, 1024 bytes to align them to the swizzle pattern, two mbarriers per stage.
+    return 4ll * v.at("stages")[0] * parts * (t[0] + t[1]) * t[2] + 1024 + 16ll * v.at("stages")[0];
+  }
+};
+
+}  // namespace
+
+const KernelFamily& wgmma_family() {
+  static const Wgmma f;
+  return f;
+}
+
+}  // namespace gemmlab

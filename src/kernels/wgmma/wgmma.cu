@@ -1,0 +1,204 @@
+// wgmma: FP32 GEMM on Hopper's warpgroup tensor-core instructions (sm_90a), 3xTF32 or 1xTF32.
+//
+// TF32 wgmma reads both operands K-major from shared memory, so a pre-pass (pack_tf32) writes
+// op(A) (M x K) and op(B)ᵀ (N x K) K-major, already split into their TF32 big and small planes
+// (MODE 3) or rounded to TF32 (MODE 1), whatever the caller's layout. The GEMM kernel then never
+// converts anything: warpgroup CONSUMERS (the last) is the producer, one thread of which moves
+// tiles with TMA (rows of BK floats swizzled, so the tensor cores read them without bank conflicts) into
+// STAGES slots guarded by mbarriers (full: the bytes arrived; empty: every consumer warp is done
+// with the slot); the consumer warpgroups each own WG_M rows of the BM x BN tile and issue
+// m64nBNk8 wgmmas. The grid is persistent: each block takes tiles blockIdx.x, + gridDim.x, ...,
+// in bands of GROUP tile rows so that blocks running together share operand tiles in L2.
+//
+// ACCUM 0 ("tile"): each K tile's products go into a fresh fragment (tmp) that FP32 adds to the
+// accumulator: the tensor cores add with round-toward-zero, and summing all of K there biases the
+// result (see tf32.cu). ACCUM 1 ("tc"): everything accumulates in the tensor cores (half the
+// registers, so wider tiles, at that accuracy cost). ORDER 0 issues the small products first.
+#include "gemm_tile.cuh"
+#include "hopper.cuh"
+#include "tf32_split.cuh"
+
+#ifndef GROUP
+#define GROUP 8
+#endif
+
+constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 bytes
+constexpr int NT = 128 * (CONSUMERS + 1);
+constexpr int WG_M = BM / CONSUMERS;  // rows per consumer warpgroup
+constexpr int MW = WG_M / 64;         // m64 wgmmas per consumer, product and k step
+constexpr int PARTS = MODE == 3 ? 2 : 1;
+constexpr int A_PLANE = BM * BK, B_PLANE = BN * BK;  // floats
+constexpr int STAGE = PARTS * (A_PLANE + B_PLANE);
+constexpr unsigned STAGE_BYTES = STAGE * 4u;
+static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
+
+// Writes op(X) (rows x k, element (r, c) at x[r*sr + c*sk]) K-major into out[part][r][kp]: big
+// parts in plane 0, small parts in plane 1 (MODE 3). Through a 32 x 32 shared tile, so that both
+// the read (along whichever dimension of x is contiguous) and the write are coalesced.
+extern "C" __global__ void __launch_bounds__(256) pack_tf32(const float* x, long long sr, long long sk,
+                                                            long long rows, long long k, long long kp, float* out) {
+  __shared__ float tile[32][33];  // +1: the transposed read hits 32 different banks
+  const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
+  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  const bool k_contig = sk == 1;
+#pragma unroll
+  for (int i = ty; i < 32; i += 8) {
+    const int r = k_contig ? i : tx, c = k_contig ? tx : i;
+    const long long gr = r0 + r, gc = c0 + c;
+    tile[r][c] = gr < rows && gc < k ? x[gr * sr + gc * sk] : 0.0f;
+  }
+  __syncthreads();
+  const long long plane = rows * kp;
+#pragma unroll
+  for (int i = ty; i < 32; i += 8) {
+    const long long gr = r0 + i, gc = c0 + tx;
+    if (gr >= rows || gc >= kp) continue;
+    unsigned big, small;
+    tf32::split<MODE, SPLIT>(tile[i][tx], big, small);
+    out[gr * kp + gc] = __uint_as_float(big);
+    if (MODE == 3) out[plane + gr * kp + gc] = __uint_as_float(small);
+  }
+}
+
+// The tile a block takes at step `t` of its sequence: bands of GROUP tile rows, column by column.
+__device__ inline void tile_coords(long long t, long long tiles_m, long long tiles_n, long long& tm, long long& tn) {
+  const long long band = (long long)GROUP * tiles_n, first = t / band * GROUP;
+  const long long rows = min((long long)GROUP, tiles_m - first), in = t % band;
+  tm = first + in % rows;
+  tn = in / rows;
+}
+
+// The three products of one k step and m64 slice, in ORDER; the first writes d when !accumulate.
+template <int R>
+__device__ inline void products(float (&d)[R], const float* a, const float* b, int accumulate) {
+  using namespace hopper;
+  const unsigned long long a_big = kmajor_swizzled_desc<SW>(a), b_big = kmajor_swizzled_desc<SW>(b);
+  if (MODE == 1) {
+    wgmma_tf32(d, a_big, b_big, accumulate);
+    return;
+  }
+  const unsigned long long a_small = kmajor_swizzled_desc<SW>(a + A_PLANE), b_small = kmajor_swizzled_desc<SW>(b + B_PLANE);
+  if (ORDER == 0) {
+    wgmma_tf32(d, a_small, b_big, accumulate);
+    wgmma_tf32(d, a_big, b_small, 1);
+    wgmma_tf32(d, a_big, b_big, 1);
+  } else {
+    wgmma_tf32(d, a_big, b_big, accumulate);
+    wgmma_tf32(d, a_small, b_big, 1);
+    wgmma_tf32(d, a_big, b_small, 1);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(NT, 1)
+    gemm_wgmma(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
+  using namespace hopper;
+  extern __shared__ unsigned char smem_raw[];
+  // The swizzle repeats every 8 rows (at most 1024 bytes): tiles start on that boundary.
+  float* smem = reinterpret_cast<float*>((reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~1023ull);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
+  unsigned long long* empty = full + STAGES;
+  const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 4 * CONSUMERS);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN, tiles = tiles_m * tiles_n;
+  const int ktiles = int((g.k + BK - 1) / BK);
+
+  if (wg == CONSUMERS) {  // producer
+    if (CONSUMERS == 2) regs_dealloc<40>();
+    if (threadIdx.x % 128 != 0) return;
+    int round_slot = 0;  // k tiles issued so far, over all of this block's tiles
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+      long long tm, tn;
+      tile_coords(t, tiles_m, tiles_n, tm, tn);
+      for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
+        const int s = round_slot % STAGES;
+        mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
+        mbar_expect_bytes(&full[s], STAGE_BYTES);
+        float* a = smem + s * STAGE;
+        float* b = a + PARTS * A_PLANE;
+        for (int p = 0; p < PARTS; ++p) {
+          tma_load_3d(a + p * A_PLANE, &maps.a, kt * BK, int(tm * BM), p, &full[s]);
+          tma_load_3d(b + p * B_PLANE, &maps.b, kt * BK, int(tn * BN), p, &full[s]);
+        }
+      }
+    }
+    return;
+  }
+
+  // Consumers.
+  if (CONSUMERS == 2) regs_alloc<232>();
+  float acc[MW][BN / 2];
+#if ACCUM == 0
+  float tmp[MW][BN / 2];
+#endif
+  int round_slot = 0;
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    long long tm, tn;
+    tile_coords(t, tiles_m, tiles_n, tm, tn);
+#pragma unroll
+    for (int i = 0; i < MW; ++i)
+#pragma unroll
+      for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
+#if ACCUM == 1
+    int held = -1;  // the slot whose wgmmas may still be reading (one group stays in flight)
+#endif
+    for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
+      const int s = round_slot % STAGES;
+      mbar_wait(&full[s], (round_slot / STAGES) & 1);
+      const float* a = smem + s * STAGE + wg * WG_M * BK;
+      const float* b = smem + s * STAGE + PARTS * A_PLANE;
+      wgmma_fence();
+#pragma unroll
+      for (int k = 0; k < BK; k += 8)
+#pragma unroll
+        for (int i = 0; i < MW; ++i) {
+#if ACCUM == 0
+          products(tmp[i], a + i * 64 * BK + k, b + k, k > 0);
+#else
+          products(acc[i], a + i * 64 * BK + k, b + k, 1);
+#endif
+        }
+      wgmma_commit();
+#if ACCUM == 0
+      wgmma_wait<0>();
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[s]);
+#pragma unroll
+      for (int i = 0; i < MW; ++i)
+#pragma unroll
+        for (int j = 0; j < BN / 2; ++j) acc[i][j] += tmp[i][j];
+#else
+      wgmma_wait<1>();  // the previous k tile's group is done: its slot goes back
+      __syncwarp();
+      if (held >= 0 && lane == 0) mbar_arrive(&empty[held]);
+      held = s;
+#endif
+    }
+#if ACCUM == 1
+    wgmma_wait<0>();
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&empty[held]);
+#endif
+    // d[4j + {0,1}]: row 16·warp + lane/4, columns 8j + 2·(lane%4) + {0,1}; d[4j + {2,3}]: 8 rows below.
+#pragma unroll
+    for (int i = 0; i < MW; ++i) {
+      const long long r = tm * BM + wg * WG_M + i * 64 + warp * 16 + lane / 4;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const long long c = tn * BN + j * 8 + 2 * (lane % 4);
+        gl::store_c(g, r, c, acc[i][4 * j]);
+        gl::store_c(g, r, c + 1, acc[i][4 * j + 1]);
+        gl::store_c(g, r + 8, c, acc[i][4 * j + 2]);
+        gl::store_c(g, r + 8, c + 1, acc[i][4 * j + 3]);
+      }
+    }
+  }
+}

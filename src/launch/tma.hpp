@@ -1,0 +1,13 @@
+#pragma once
+// TMA descriptors (CUtensorMap) for the packed operands of the families that read them through the
+// tensor memory accelerator. Encoded by the driver (cuTensorMapEncodeTiled, reached through the
+// runtime's entry-point query so that gemmlab does not link libcuda).
+namespace gemmlab {
+
+// A descriptor of `planes` planes of rows x k floats (row stride kp floats, plane stride rows·kp)
+// at `base`, loaded in boxes of box_rows x box_k, swizzled in rows of box_k · 4 bytes (128, 64, 32).
+// Reads past k or rows fill zeros. Throws RuntimeError when the driver refuses.
+void encode_kmajor_map(void* map, const float* base, long long rows, long long k, long long kp, int planes,
+                       int box_rows, int box_k);
+
+}  // namespace gemmlab
