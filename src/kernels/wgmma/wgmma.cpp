@@ -28,8 +28,8 @@ class Wgmma final : public KernelFamily {
             {"split", {0}, 0, 1, "the big part of the 3xTF32 split: rounded to nearest or truncated",
              {"round", "truncate"}},
             {"accum", {0}, 0, 1,
-             "tile: each K tile's products summed in a fresh fragment, then added in FP32; tc: all of K summed in "
-             "the tensor cores (fewer registers, round-toward-zero accumulation)",
+             "tile: each K tile's products summed in a fresh fragment, then added in FP32 (two fragments "
+             "alternate); tc: all of K summed in the tensor cores (fewer registers, round-toward-zero accumulation)",
              {"tile", "tc"}},
             {"order", {0}, 0, 1, "the 3xTF32 products: small ones first, or big·big first", {"small-first", "big-first"}},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"}};
@@ -118,7 +118,8 @@ class Wgmma final : public KernelFamily {
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
     const int mw = t[0] / v.at("consumers")[0] / 64;
-    return mw * t[1] / 2 * (v.at("accum")[0] == 0 ? 2 : 1) + 40;
+    // accum=tile: the accumulator and two fragments (one in flight, one being added).
+    return mw * t[1] / 2 * (v.at("accum")[0] == 0 ? 3 : 1) + 40;
   }
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");

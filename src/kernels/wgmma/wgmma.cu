@@ -89,6 +89,28 @@ __device__ inline void products(float (&d)[R], const float* a, const float* b, i
   }
 }
 
+// The compiler does not know that wgmma writes its registers after the instruction issues: an empty
+// asm that "modifies" each one keeps reads from moving above the wait and writes below the issue.
+__device__ inline void fence_operands(float (&d)[MW][BN / 2]) {
+#pragma unroll
+  for (int i = 0; i < MW; ++i)
+#pragma unroll
+    for (int j = 0; j < BN / 2; ++j) asm volatile("" : "+f"(d[i][j])::"memory");
+}
+
+__device__ inline void add(float (&acc)[MW][BN / 2], const float (&d)[MW][BN / 2]) {
+#pragma unroll
+  for (int i = 0; i < MW; ++i)
+#pragma unroll
+    for (int j = 0; j < BN / 2; ++j) acc[i][j] += d[i][j];
+}
+
+// A consumer warp is done with a slot: one arrival per warp (the barrier expects 4 per consumer).
+__device__ inline void retire(int slot, int lane, unsigned long long* empty) {
+  __syncwarp();
+  if (lane == 0) hopper::mbar_arrive(&empty[slot]);
+}
+
 extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_wgmma(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
   using namespace hopper;
@@ -112,7 +134,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   const int ktiles = int((g.k + BK - 1) / BK);
 
   if (wg == CONSUMERS) {  // producer
-    if (CONSUMERS == 2) regs_dealloc<40>();
+    if (CONSUMERS == 2) regs_dealloc<24>();
     if (threadIdx.x % 128 != 0) return;
     int round_slot = 0;  // k tiles issued so far, over all of this block's tiles
     for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -133,11 +155,14 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     return;
   }
 
-  // Consumers.
-  if (CONSUMERS == 2) regs_alloc<232>();
+  // Consumers. One wgmma group (a K tile's products) stays in flight while the previous one is
+  // retired: its slot goes back to the producer and, with ACCUM 0, its fragment is added to the
+  // accumulator. ACCUM 0 alternates two fragments, so the k-tile loop is unrolled by two (a
+  // register array takes compile-time indices only).
+  if (CONSUMERS == 2) regs_alloc<240>();
   float acc[MW][BN / 2];
 #if ACCUM == 0
-  float tmp[MW][BN / 2];
+  float tmp0[MW][BN / 2], tmp1[MW][BN / 2];
 #endif
   int round_slot = 0;
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -147,45 +172,53 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     for (int i = 0; i < MW; ++i)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
-#if ACCUM == 1
-    int held = -1;  // the slot whose wgmmas may still be reading (one group stays in flight)
-#endif
-    for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
+    int held = -1;  // the slot the group in flight reads
+    // Issues the next K tile's products into d (ACCUM 0: a fresh fragment; 1: the accumulator),
+    // then retires the previous group, adding `done` (ACCUM 0).
+    auto step = [&](float(&d)[MW][BN / 2], float(&done)[MW][BN / 2]) {
       const int s = round_slot % STAGES;
       mbar_wait(&full[s], (round_slot / STAGES) & 1);
       const float* a = smem + s * STAGE + wg * WG_M * BK;
       const float* b = smem + s * STAGE + PARTS * A_PLANE;
+      fence_operands(d);
       wgmma_fence();
 #pragma unroll
       for (int k = 0; k < BK; k += 8)
 #pragma unroll
-        for (int i = 0; i < MW; ++i) {
-#if ACCUM == 0
-          products(tmp[i], a + i * 64 * BK + k, b + k, k > 0);
-#else
-          products(acc[i], a + i * 64 * BK + k, b + k, 1);
-#endif
-        }
+        for (int i = 0; i < MW; ++i) products(d[i], a + i * 64 * BK + k, b + k, ACCUM == 1 || k > 0);
       wgmma_commit();
+      fence_operands(d);
+      wgmma_wait<1>();
+      if (held >= 0) {
+        retire(held, lane, empty);
 #if ACCUM == 0
-      wgmma_wait<0>();
-      __syncwarp();
-      if (lane == 0) mbar_arrive(&empty[s]);
-#pragma unroll
-      for (int i = 0; i < MW; ++i)
-#pragma unroll
-        for (int j = 0; j < BN / 2; ++j) acc[i][j] += tmp[i][j];
-#else
-      wgmma_wait<1>();  // the previous k tile's group is done: its slot goes back
-      __syncwarp();
-      if (held >= 0 && lane == 0) mbar_arrive(&empty[held]);
-      held = s;
+        fence_operands(done);
+        add(acc, done);
 #endif
+      }
+      held = s;
+      ++round_slot;
+    };
+#if ACCUM == 0
+    for (int kt = 0; kt < ktiles; kt += 2) {
+      step(tmp0, tmp1);
+      if (kt + 1 < ktiles) step(tmp1, tmp0);
     }
-#if ACCUM == 1
+#else
+    for (int kt = 0; kt < ktiles; ++kt) step(acc, acc);
+#endif
     wgmma_wait<0>();
-    __syncwarp();
-    if (lane == 0) mbar_arrive(&empty[held]);
+    retire(held, lane, empty);
+#if ACCUM == 0
+    if (ktiles % 2) {
+      fence_operands(tmp0);
+      add(acc, tmp0);
+    } else {
+      fence_operands(tmp1);
+      add(acc, tmp1);
+    }
+#else
+    fence_operands(acc);
 #endif
     // d[4j + {0,1}]: row 16·warp + lane/4, columns 8j + 2·(lane%4) + {0,1}; d[4j + {2,3}]: 8 rows below.
 #pragma unroll
