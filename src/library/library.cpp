@@ -90,10 +90,13 @@ class Library {
   Choice choice(int device, const Problem& p, MathMode math) {
     auto& dev = device_info(device);
     if (p.op == Op::gemm && math != MathMode::strict_fp32 && dev.arch() >= 80) {
-      // The tensor-core families at the configurations measured best on an H100 (results/h100/tf32x3.json).
+      // The tensor-core families at the configurations measured best on an H100 (docs/perf-log.md,
+      // entry 15): 3x at its accurate defaults (accum=tile), 1x with the widest tile.
       const bool hopper = dev.arch() == 90;
       const char* family = hopper ? "wgmma" : "tf32";
-      std::string params = math == MathMode::tf32 ? "mode=1x" : "mode=3x";
+      std::string params = math == MathMode::tensor_fp32 ? "mode=3x"
+                           : hopper                      ? "mode=1x,tile=128x256x32,accum=tc,stages=4"
+                                                         : "mode=1x";
       auto& f = *find_family(family);
       auto l = format_params(f, parse_params(f, params));
       if (launcher(f, l).unsupported(p).empty()) return {family, l, "defaults for " + to_string(math)};
