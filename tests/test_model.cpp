@@ -277,6 +277,7 @@ TEST(Wgmma, PacksTwoPlanesFor3xAndOneFor1x) {
   EXPECT_EQ(f.packing(one).planes, 1);
   EXPECT_TRUE(f.lower_precision(one));
   EXPECT_TRUE(f.lower_precision(parse_params(f, "split=truncate")));
+  EXPECT_TRUE(f.lower_precision(parse_params(f, "accum=tc")));
   EXPECT_FALSE(f.lower_precision(parse_params(f, "")));
   EXPECT_TRUE(f.persistent(parse_params(f, "")));
   // A block per tile before the launcher caps the grid at the resident blocks.

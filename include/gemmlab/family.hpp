@@ -78,7 +78,7 @@ void check_ablation(const KernelFamily& f, const ParamValues& v, Ablation a);
 // Families whose kernels read packed operands: a pre-pass (`entry`, in the family's source, called
 // as (const float* x, long long sr, long long sk, long long rows, long long k, long long kp,
 // float* out)) writes op(A) and op(B)ᵀ K-major into `planes` planes each ([plane][rows][kp], kp =
-// K rounded up to 16 bytes), and the GEMM kernel reads them through TMA descriptors (its second
+// K rounded up to 128 bytes), and the GEMM kernel reads them through TMA descriptors (its second
 // parameter, TensorMaps) of boxes box_m x box_k (A) and box_n x box_k (B), swizzled in box_k rows.
 struct Packing {
   std::string entry;

@@ -26,7 +26,7 @@ struct Operands;
 struct PackedOperands {
   cudaKernel_t pack = nullptr;
   Packing spec;
-  long long kp = 0;  // K rounded up to 4 floats: TMA strides are multiples of 16 bytes
+  long long kp = 0;  // K rounded up to 32 floats (128 bytes): whole lines per row
   long long m = 0, n = 0, k = 0;
   float* a = nullptr;
   float* b = nullptr;
