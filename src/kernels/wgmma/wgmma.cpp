@@ -33,10 +33,10 @@ class Wgmma final : public KernelFamily {
             {"split", {0}, 0, 1, "the big part of the 3xTF32 split: rounded to nearest or truncated",
              {"round", "truncate"}},
             {"accum", {0}, 0, 1,
-             "tile: each K tile's products summed in a fresh fragment, then added in FP32 (two fragments "
-             "alternate); tc: all of K summed in the tensor cores (fewer registers; their round-toward-zero addition "
+             "tile: the products of `flush` K tiles summed in a fresh fragment, then added in FP32; tc: all of K summed in the tensor cores (fewer registers; their round-toward-zero addition "
              "grows the error with K: lower precision)",
              {"tile", "tc"}},
+            {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
             {"order", {0}, 0, 1, "the 3xTF32 products: small ones first, or big·big first", {"small-first", "big-first"}},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"}};
   }
@@ -73,7 +73,8 @@ class Wgmma final : public KernelFamily {
             tiled::define("SPLIT", v.at("split")[0]),
             tiled::define("ACCUM", v.at("accum")[0]),
             tiled::define("ORDER", v.at("order")[0]),
-            tiled::define("GROUP", v.at("group")[0])};
+            tiled::define("GROUP", v.at("group")[0]),
+            tiled::define("FLUSH", v.at("flush")[0])};
   }
   // One block per output tile, capped by the launcher at the blocks that fit at once (persistent).
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
@@ -117,6 +118,7 @@ class Wgmma final : public KernelFamily {
                                            "256x128x16", "128x192x16"}},
                                  {"stages", {"2", "3", "4", "6"}},
                                  {"accum", {"tile", "tc"}},
+                                 {"flush", {"1", "2"}},
                                  {"mode", {"3x"}}});
   }
 
@@ -124,8 +126,8 @@ class Wgmma final : public KernelFamily {
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
     const int mw = t[0] / v.at("consumers")[0] / 64;
-    // accum=tile: the accumulator and two fragments (one in flight, one being added).
-    return mw * t[1] / 2 * (v.at("accum")[0] == 0 ? 3 : 1) + 40;
+    // accum=tile: the accumulator and the fresh fragment.
+    return mw * t[1] / 2 * (v.at("accum")[0] == 0 ? 2 : 1) + 40;
   }
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");

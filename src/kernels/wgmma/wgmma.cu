@@ -10,9 +10,9 @@
 // m64nBNk8 wgmmas. The grid is persistent: each block takes tiles blockIdx.x, + gridDim.x, ...,
 // in bands of GROUP tile rows so that blocks running together share operand tiles in L2.
 //
-// ACCUM 0 ("tile"): each K tile's products go into a fresh fragment (tmp) that FP32 adds to the
-// accumulator: the tensor cores add with round-toward-zero, and summing all of K there biases the
-// result (see tf32.cu). ACCUM 1 ("tc"): everything accumulates in the tensor cores (half the
+// ACCUM 0 ("tile"): the products of FLUSH K tiles go into a fresh fragment (tmp) that FP32 adds to
+// the accumulator: the tensor cores add with round-toward-zero, and summing all of K there biases
+// the result (see tf32.cu). ACCUM 1 ("tc"): everything accumulates in the tensor cores (half the
 // registers, so wider tiles, at that accuracy cost). ORDER 0 issues the small products first.
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
@@ -20,6 +20,9 @@
 
 #ifndef GROUP
 #define GROUP 8
+#endif
+#ifndef FLUSH
+#define FLUSH 1
 #endif
 
 constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 bytes
@@ -156,13 +159,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   }
 
   // Consumers. One wgmma group (a K tile's products) stays in flight while the previous one is
-  // retired: its slot goes back to the producer and, with ACCUM 0, its fragment is added to the
-  // accumulator. ACCUM 0 alternates two fragments, so the k-tile loop is unrolled by two (a
-  // register array takes compile-time indices only).
+  // retired and its slot goes back to the producer.
   if (CONSUMERS == 2) regs_alloc<240>();
   float acc[MW][BN / 2];
 #if ACCUM == 0
-  float tmp0[MW][BN / 2], tmp1[MW][BN / 2];
+  float tmp[MW][BN / 2];
 #endif
   int round_slot = 0;
   for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -173,51 +174,46 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
     int held = -1;  // the slot the group in flight reads
-    // Issues the next K tile's products into d (ACCUM 0: a fresh fragment; 1: the accumulator),
-    // then retires the previous group, adding `done` (ACCUM 0).
-    auto step = [&](float(&d)[MW][BN / 2], float(&done)[MW][BN / 2]) {
+    for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
       const int s = round_slot % STAGES;
       mbar_wait(&full[s], (round_slot / STAGES) & 1);
       const float* a = smem + s * STAGE + wg * WG_M * BK;
       const float* b = smem + s * STAGE + PARTS * A_PLANE;
+#if ACCUM == 0
+      // The fragment restarts every FLUSH K tiles and is added to the accumulator then. That read
+      // waits for every wgmma (wait<0>): ptxas serialises all wgmmas of a kernel that reads one's
+      // registers while another runs (C7514); the other consumer warpgroup keeps the tensor cores busy.
+      float(&d)[MW][BN / 2] = tmp;
+      const bool fresh = kt % FLUSH == 0, flush = (kt + 1) % FLUSH == 0 || kt + 1 == ktiles;
+#else
+      float(&d)[MW][BN / 2] = acc;
+      const bool fresh = false, flush = false;
+#endif
       fence_operands(d);
       wgmma_fence();
 #pragma unroll
       for (int k = 0; k < BK; k += 8)
 #pragma unroll
-        for (int i = 0; i < MW; ++i) products(d[i], a + i * 64 * BK + k, b + k, ACCUM == 1 || k > 0);
+        for (int i = 0; i < MW; ++i) products(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
       wgmma_commit();
-      fence_operands(d);
-      wgmma_wait<1>();
-      if (held >= 0) {
-        retire(held, lane, empty);
+      if (flush) {
+        wgmma_wait<0>();
+        if (held >= 0) retire(held, lane, empty);
+        retire(s, lane, empty);
+        held = -1;
 #if ACCUM == 0
-        fence_operands(done);
-        add(acc, done);
+        fence_operands(tmp);
+        add(acc, tmp);
 #endif
+      } else {
+        wgmma_wait<1>();  // the previous K tile's group is done: its slot goes back
+        if (held >= 0) retire(held, lane, empty);
+        held = s;
       }
-      held = s;
-      ++round_slot;
-    };
-#if ACCUM == 0
-    for (int kt = 0; kt < ktiles; kt += 2) {
-      step(tmp0, tmp1);
-      if (kt + 1 < ktiles) step(tmp1, tmp0);
     }
-#else
-    for (int kt = 0; kt < ktiles; ++kt) step(acc, acc);
-#endif
+#if ACCUM == 1
     wgmma_wait<0>();
     retire(held, lane, empty);
-#if ACCUM == 0
-    if (ktiles % 2) {
-      fence_operands(tmp0);
-      add(acc, tmp0);
-    } else {
-      fence_operands(tmp1);
-      add(acc, tmp1);
-    }
-#else
     fence_operands(acc);
 #endif
     // d[4j + {0,1}]: row 16·warp + lane/4, columns 8j + 2·(lane%4) + {0,1}; d[4j + {2,3}]: 8 rows below.
