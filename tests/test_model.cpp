@@ -283,4 +283,11 @@ TEST(Wgmma, PacksTwoPlanesFor3xAndOneFor1x) {
   // A block per tile before the launcher caps the grid at the resident blocks.
   EXPECT_EQ(f.geometry(parse_params(f, ""), Problem::square(1000)).grid.x, 64u);
   EXPECT_EQ(f.geometry(parse_params(f, "consumers=1,tile=64x128x32"), Problem::square(1000)).block.x, 256u);
+  // Clusters of two take pairs of tile rows (an odd count leaves one block of a pair idle) and
+  // each loads half of the shared B tile.
+  auto two = parse_params(f, "cluster=2");
+  EXPECT_EQ(f.cluster(two), 2);
+  EXPECT_EQ(f.geometry(two, Problem::square(300)).grid.x, 12u);  // 3 tile rows → 2 pairs, 3 columns
+  EXPECT_EQ(f.packing(two).box_n, 64);
+  EXPECT_EQ(f.packing(two).box_m, 128);
 }

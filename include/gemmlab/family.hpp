@@ -79,7 +79,8 @@ void check_ablation(const KernelFamily& f, const ParamValues& v, Ablation a);
 // as (const float* x, long long sr, long long sk, long long rows, long long k, long long kp,
 // float* out)) writes op(A) and op(B)ᵀ K-major into `planes` planes each ([plane][rows][kp], kp =
 // K rounded up to 128 bytes), and the GEMM kernel reads them through TMA descriptors (its second
-// parameter, TensorMaps) of boxes box_m x box_k (A) and box_n x box_k (B), swizzled in box_k rows.
+// parameter, TensorMaps) of boxes box_m x box_k (A) and box_n x box_k (B; with clusters, the share of
+// the B tile one block loads), swizzled in box_k rows.
 struct Packing {
   std::string entry;
   int planes = 0;  // 0: the family does not pack
@@ -129,6 +130,8 @@ class KernelFamily {
   // A persistent grid: the launcher caps gridDim.x at the blocks the GPU holds at once, and the
   // kernel walks the tiles itself.
   virtual bool persistent(const ParamValues&) const { return false; }
+  // Blocks per thread-block cluster along gridDim.x (1: no clusters); gridDim.x is a multiple of it.
+  virtual int cluster(const ParamValues&) const { return 1; }
   // The ablations this configuration's source honours.
   virtual std::vector<Ablation> ablations(const ParamValues&) const { return {}; }
   // The analytic model of one call (split-K's reduce kernel excluded).

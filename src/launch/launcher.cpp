@@ -77,8 +77,17 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
     pack(args.a, args.a_row, args.a_col, pk.m, pk.a);
     pack(args.b, args.b_col, args.b_row, pk.n, pk.b);
     void* params[] = {&args, const_cast<TensorMaps*>(&pk.maps)};
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
-                                  g.shared_bytes, stream));
+    if (plan.cluster > 1) {
+      cudaLaunchAttribute cluster{};
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim.x = plan.cluster;
+      cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+      cudaLaunchConfig_t config{g.grid, g.block, g.shared_bytes, stream, &cluster, 1};
+      GEMMLAB_CUDA(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(plan.kernel), params));
+    } else {
+      GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
+                                    g.shared_bytes, stream));
+    }
   } else {
     void* params[] = {&args};
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
@@ -146,8 +155,11 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.kernel = k.kernel;
   plan.splits = family_.splits(values_, c, k.blocks_per_sm * device_->sms);
   g.grid.z = unsigned(plan.splits);
-  if (family_.persistent(values_))
-    g.grid.x = std::min(g.grid.x, unsigned(std::max(1, k.blocks_per_sm) * device_->sms));
+  plan.cluster = unsigned(family_.cluster(values_));
+  if (family_.persistent(values_)) {
+    const unsigned resident = unsigned(std::max(1, k.blocks_per_sm) * device_->sms) / plan.cluster * plan.cluster;
+    g.grid.x = std::min(g.grid.x, std::max(resident, plan.cluster));
+  }
   plan.geometry = g;
   auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
   plan.args = GemmArgs{c.m, c.n, c.k, c.alpha, c.beta, nullptr, sa.row, sa.col, nullptr, sb.row, sb.col,

@@ -39,6 +39,7 @@ struct LaunchPlan {
   cudaKernel_t reduce = nullptr;  // split-K's second step, when the family has one
   LaunchGeometry geometry;        // gridDim.z = splits
   int splits = 1;
+  unsigned cluster = 1;           // blocks per cluster along x (cudaLaunchKernelEx when above 1)
   unsigned reduce_blocks = 0;
   bool swap_operands = false;  // a column-major C runs as the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ
   GemmArgs args{};             // strides, sizes, workspace, counters; pointers and alpha/beta per call

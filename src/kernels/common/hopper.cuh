@@ -33,6 +33,25 @@ __device__ inline void mbar_wait(unsigned long long* bar, unsigned parity) {
   } while (!done);
 }
 
+// Clusters: this block's rank, a barrier over every thread of the cluster (release/acquire: shared
+// memory written before it is visible to the other blocks after it), and an arrival on the mbarrier
+// at the same offset in block `rank`'s shared memory.
+__device__ inline unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ inline void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+__device__ inline void mbar_arrive_remote(unsigned long long* bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
+      "r"(rank)
+      : "memory");
+}
+
 // A 3-D tile load (x fastest) through a TMA descriptor held in kernel parameter space
 // (__grid_constant__), completing on `bar` with its byte count.
 __device__ inline void tma_load_3d(void* dst, const void* map, int x, int y, int z, unsigned long long* bar) {
@@ -40,6 +59,17 @@ __device__ inline void tma_load_3d(void* dst, const void* map, int x, int y, int
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
       "[%5];" ::"r"(smem_addr(dst)),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar))
+      : "memory");
+}
+
+// The same load written to the same offset in the shared memory of every block of the cluster in
+// `mask`, each of whose mbarriers at `bar`'s offset receives the bytes.
+__device__ inline void tma_load_3d_multicast(void* dst, const void* map, int x, int y, int z, unsigned long long* bar,
+                                             unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
+      "[%1, {%2, %3, %4}], [%5], %6;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar)), "h"(mask)
       : "memory");
 }
 

@@ -38,7 +38,9 @@ class Wgmma final : public KernelFamily {
              {"tile", "tc"}},
             {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
             {"order", {0}, 0, 1, "the 3xTF32 products: small ones first, or big·big first", {"small-first", "big-first"}},
-            {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"}};
+            {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
+            {"cluster", {1}, 1, 2,
+             "blocks per cluster: vertically adjacent tiles whose B tile is loaded once and multicast to both"}};
   }
   const char* source() const override { return embedded::wgmma_source; }
   std::string entry() const override { return "gemm_wgmma"; }
@@ -74,19 +76,23 @@ class Wgmma final : public KernelFamily {
             tiled::define("ACCUM", v.at("accum")[0]),
             tiled::define("ORDER", v.at("order")[0]),
             tiled::define("GROUP", v.at("group")[0]),
-            tiled::define("FLUSH", v.at("flush")[0])};
+            tiled::define("FLUSH", v.at("flush")[0]),
+            tiled::define("CLUSTER", v.at("cluster")[0])};
   }
-  // One block per output tile, capped by the launcher at the blocks that fit at once (persistent).
+  // One block per output tile (a cluster per `cluster` tile rows), capped by the launcher at the
+  // blocks that fit at once (persistent).
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     auto& t = v.at("tile");
-    const long long tiles = ((p.m + t[0] - 1) / t[0]) * ((p.n + t[1] - 1) / t[1]);
+    const int cl = v.at("cluster")[0];
+    const long long tiles = ((p.m + t[0] * cl - 1) / (t[0] * cl)) * cl * ((p.n + t[1] - 1) / t[1]);
     return {dim3(unsigned(std::min<long long>(tiles, 1ll << 30))), dim3(128 * (v.at("consumers")[0] + 1)),
             size_t(smem(v))};
   }
   bool persistent(const ParamValues&) const override { return true; }
+  int cluster(const ParamValues& v) const override { return v.at("cluster")[0]; }
   Packing packing(const ParamValues& v) const override {
     auto& t = v.at("tile");
-    return {"pack_tf32", v.at("mode")[0] == 0 ? 2 : 1, t[0], t[1], t[2]};
+    return {"pack_tf32", v.at("mode")[0] == 0 ? 2 : 1, t[0], t[1] / v.at("cluster")[0], t[2]};
   }
   std::string unsupported(const ParamValues&, const Problem& p) const override {
     // TMA coordinates are 32-bit; the pre-pass's grid has one row of blocks per 32 rows.
@@ -118,7 +124,7 @@ class Wgmma final : public KernelFamily {
                                            "256x128x16", "128x192x16"}},
                                  {"stages", {"2", "3", "4", "6"}},
                                  {"accum", {"tile", "tc"}},
-                                 {"flush", {"1", "2"}},
+                                 {"cluster", {"1", "2"}},
                                  {"mode", {"3x"}}});
   }
 

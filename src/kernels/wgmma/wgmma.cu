@@ -24,6 +24,9 @@
 #ifndef FLUSH
 #define FLUSH 1
 #endif
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
 
 constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 bytes
 constexpr int NT = 128 * (CONSUMERS + 1);
@@ -108,10 +111,17 @@ __device__ inline void add(float (&acc)[MW][BN / 2], const float (&d)[MW][BN / 2
     for (int j = 0; j < BN / 2; ++j) acc[i][j] += d[i][j];
 }
 
-// A consumer warp is done with a slot: one arrival per warp (the barrier expects 4 per consumer).
+// A consumer warp is done with a slot: one arrival per warp on the slot's empty barrier in every
+// block of the cluster, since each block's producer writes its share of B into all of them.
 __device__ inline void retire(int slot, int lane, unsigned long long* empty) {
   __syncwarp();
-  if (lane == 0) hopper::mbar_arrive(&empty[slot]);
+  if (lane != 0) return;
+  if (CLUSTER == 1) {
+    hopper::mbar_arrive(&empty[slot]);
+  } else {
+#pragma unroll
+    for (unsigned r = 0; r < CLUSTER; ++r) hopper::mbar_arrive_remote(&empty[slot], r);
+  }
 }
 
 extern "C" __global__ void __launch_bounds__(NT, 1)
@@ -127,107 +137,126 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 4 * CONSUMERS);
+      mbar_init(&empty[s], 4 * CONSUMERS * CLUSTER);
     }
     fence_barrier_init();
   }
-  __syncthreads();
+  // With clusters, no block may signal another's barriers before that block initialised them.
+  if (CLUSTER > 1) cluster_sync();
+  else __syncthreads();
 
-  const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN, tiles = tiles_m * tiles_n;
+  // The blocks of a cluster take vertically adjacent tiles (tile row CLUSTER·u + rank), which share
+  // their B tile: each block loads 1/CLUSTER of it and multicasts that part to all of them.
+  const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
+  const long long units_m = (tiles_m + CLUSTER - 1) / CLUSTER, units = units_m * tiles_n;
+  const long long first = blockIdx.x / CLUSTER, stride = gridDim.x / CLUSTER;
+  const int rank = CLUSTER > 1 ? int(cluster_rank()) : 0;
   const int ktiles = int((g.k + BK - 1) / BK);
+  auto coords = [&](long long u, long long& tm, long long& tn) {
+    long long um;
+    tile_coords(u, units_m, tiles_n, um, tn);
+    tm = um * CLUSTER + rank;
+  };
 
   if (wg == CONSUMERS) {  // producer
-    if (CONSUMERS == 2) regs_dealloc<24>();
-    if (threadIdx.x % 128 != 0) return;
-    int round_slot = 0;  // k tiles issued so far, over all of this block's tiles
-    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-      long long tm, tn;
-      tile_coords(t, tiles_m, tiles_n, tm, tn);
-      for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
-        const int s = round_slot % STAGES;
-        mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
-        mbar_expect_bytes(&full[s], STAGE_BYTES);
-        float* a = smem + s * STAGE;
-        float* b = a + PARTS * A_PLANE;
-        for (int p = 0; p < PARTS; ++p) {
-          tma_load_3d(a + p * A_PLANE, &maps.a, kt * BK, int(tm * BM), p, &full[s]);
-          tma_load_3d(b + p * B_PLANE, &maps.b, kt * BK, int(tn * BN), p, &full[s]);
+    if (CONSUMERS == 2) regs_dealloc<40>();
+    if (threadIdx.x % 128 == 0) {
+      int round_slot = 0;  // k tiles issued so far, over all of this block's tiles
+      for (long long u = first; u < units; u += stride) {
+        long long tm, tn;
+        coords(u, tm, tn);
+        for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
+          const int s = round_slot % STAGES;
+          mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
+          mbar_expect_bytes(&full[s], STAGE_BYTES);
+          float* a = smem + s * STAGE;
+          float* b = a + PARTS * A_PLANE;
+          for (int p = 0; p < PARTS; ++p) {
+            tma_load_3d(a + p * A_PLANE, &maps.a, kt * BK, int(tm * BM), p, &full[s]);
+            if (CLUSTER == 1)
+              tma_load_3d(b + p * B_PLANE, &maps.b, kt * BK, int(tn * BN), p, &full[s]);
+            else
+              tma_load_3d_multicast(b + p * B_PLANE + rank * (BN / CLUSTER) * BK, &maps.b, kt * BK,
+                                    int(tn * BN + rank * (BN / CLUSTER)), p, &full[s], (1u << CLUSTER) - 1);
+          }
         }
       }
     }
-    return;
-  }
+  } else {
 
-  // Consumers. One wgmma group (a K tile's products) stays in flight while the previous one is
-  // retired and its slot goes back to the producer.
-  if (CONSUMERS == 2) regs_alloc<240>();
-  float acc[MW][BN / 2];
+    // Consumers. One wgmma group (a K tile's products) stays in flight while the previous one is
+    // retired and its slot goes back to the producer.
+    if (CONSUMERS == 2) regs_alloc<232>();
+    float acc[MW][BN / 2];
 #if ACCUM == 0
-  float tmp[MW][BN / 2];
+    float tmp[MW][BN / 2];
 #endif
-  int round_slot = 0;
-  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-    long long tm, tn;
-    tile_coords(t, tiles_m, tiles_n, tm, tn);
+    int round_slot = 0;
+    for (long long u = first; u < units; u += stride) {
+      long long tm, tn;
+      coords(u, tm, tn);
 #pragma unroll
-    for (int i = 0; i < MW; ++i)
+      for (int i = 0; i < MW; ++i)
 #pragma unroll
-      for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
-    int held = -1;  // the slot the group in flight reads
-    for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
-      const int s = round_slot % STAGES;
-      mbar_wait(&full[s], (round_slot / STAGES) & 1);
-      const float* a = smem + s * STAGE + wg * WG_M * BK;
-      const float* b = smem + s * STAGE + PARTS * A_PLANE;
+        for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
+      int held = -1;  // the slot the group in flight reads
+      for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
+        const int s = round_slot % STAGES;
+        mbar_wait(&full[s], (round_slot / STAGES) & 1);
+        const float* a = smem + s * STAGE + wg * WG_M * BK;
+        const float* b = smem + s * STAGE + PARTS * A_PLANE;
 #if ACCUM == 0
-      // The fragment restarts every FLUSH K tiles and is added to the accumulator then. That read
-      // waits for every wgmma (wait<0>): ptxas serialises all wgmmas of a kernel that reads one's
-      // registers while another runs (C7514); the other consumer warpgroup keeps the tensor cores busy.
-      float(&d)[MW][BN / 2] = tmp;
-      const bool fresh = kt % FLUSH == 0, flush = (kt + 1) % FLUSH == 0 || kt + 1 == ktiles;
+        // The fragment restarts every FLUSH K tiles and is added to the accumulator then. That read
+        // waits for every wgmma (wait<0>): ptxas serialises all wgmmas of a kernel that reads one's
+        // registers while another runs (C7514); the other consumer warpgroup keeps the tensor cores busy.
+        float(&d)[MW][BN / 2] = tmp;
+        const bool fresh = kt % FLUSH == 0, flush = (kt + 1) % FLUSH == 0 || kt + 1 == ktiles;
 #else
-      float(&d)[MW][BN / 2] = acc;
-      const bool fresh = false, flush = false;
+        float(&d)[MW][BN / 2] = acc;
+        const bool fresh = false, flush = false;
 #endif
-      fence_operands(d);
-      wgmma_fence();
+        fence_operands(d);
+        wgmma_fence();
 #pragma unroll
-      for (int k = 0; k < BK; k += 8)
+        for (int k = 0; k < BK; k += 8)
 #pragma unroll
-        for (int i = 0; i < MW; ++i) products(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
-      wgmma_commit();
-      if (flush) {
-        wgmma_wait<0>();
-        if (held >= 0) retire(held, lane, empty);
-        retire(s, lane, empty);
-        held = -1;
+          for (int i = 0; i < MW; ++i) products(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
+        wgmma_commit();
+        if (flush) {
+          wgmma_wait<0>();
+          if (held >= 0) retire(held, lane, empty);
+          retire(s, lane, empty);
+          held = -1;
 #if ACCUM == 0
-        fence_operands(tmp);
-        add(acc, tmp);
+          fence_operands(tmp);
+          add(acc, tmp);
 #endif
-      } else {
-        wgmma_wait<1>();  // the previous K tile's group is done: its slot goes back
-        if (held >= 0) retire(held, lane, empty);
-        held = s;
+        } else {
+          wgmma_wait<1>();  // the previous K tile's group is done: its slot goes back
+          if (held >= 0) retire(held, lane, empty);
+          held = s;
+        }
       }
-    }
 #if ACCUM == 1
-    wgmma_wait<0>();
-    retire(held, lane, empty);
-    fence_operands(acc);
+      wgmma_wait<0>();
+      retire(held, lane, empty);
+      fence_operands(acc);
 #endif
-    // d[4j + {0,1}]: row 16·warp + lane/4, columns 8j + 2·(lane%4) + {0,1}; d[4j + {2,3}]: 8 rows below.
+      // d[4j + {0,1}]: row 16·warp + lane/4, columns 8j + 2·(lane%4) + {0,1}; d[4j + {2,3}]: 8 rows below.
 #pragma unroll
-    for (int i = 0; i < MW; ++i) {
-      const long long r = tm * BM + wg * WG_M + i * 64 + warp * 16 + lane / 4;
+      for (int i = 0; i < MW; ++i) {
+        const long long r = tm * BM + wg * WG_M + i * 64 + warp * 16 + lane / 4;
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const long long c = tn * BN + j * 8 + 2 * (lane % 4);
-        gl::store_c(g, r, c, acc[i][4 * j]);
-        gl::store_c(g, r, c + 1, acc[i][4 * j + 1]);
-        gl::store_c(g, r + 8, c, acc[i][4 * j + 2]);
-        gl::store_c(g, r + 8, c + 1, acc[i][4 * j + 3]);
+        for (int j = 0; j < BN / 8; ++j) {
+          const long long c = tn * BN + j * 8 + 2 * (lane % 4);
+          gl::store_c(g, r, c, acc[i][4 * j]);
+          gl::store_c(g, r, c + 1, acc[i][4 * j + 1]);
+          gl::store_c(g, r + 8, c, acc[i][4 * j + 2]);
+          gl::store_c(g, r + 8, c + 1, acc[i][4 * j + 3]);
+        }
       }
     }
-  }
+  }  // consumers
+  // No block leaves while another may still write into its shared memory or arrive on its barriers.
+  if (CLUSTER > 1) cluster_sync();
 }
