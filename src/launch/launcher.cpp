@@ -157,8 +157,20 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   g.grid.z = unsigned(plan.splits);
   plan.cluster = unsigned(family_.cluster(values_));
   if (family_.persistent(values_)) {
-    const unsigned resident = unsigned(std::max(1, k.blocks_per_sm) * device_->sms) / plan.cluster * plan.cluster;
-    g.grid.x = std::min(g.grid.x, std::max(resident, plan.cluster));
+    // A persistent block that is not resident runs its whole share after the others: size the grid
+    // by what fits at once. Clusters need their blocks in one GPC, so fewer of them may fit than
+    // SMs / cluster (the driver knows).
+    unsigned resident = unsigned(std::max(1, k.blocks_per_sm) * device_->sms);
+    if (plan.cluster > 1) {
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim = {plan.cluster, 1, 1};
+      cudaLaunchConfig_t config{dim3(plan.cluster * 1024u), g.block, g.shared_bytes, nullptr, &attr, 1};
+      int clusters = 0;
+      GEMMLAB_CUDA(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(k.kernel), &config));
+      resident = unsigned(std::max(1, clusters)) * plan.cluster;
+    }
+    g.grid.x = std::min(g.grid.x, resident);
   }
   plan.geometry = g;
   auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
