@@ -261,6 +261,10 @@ TEST(Wgmma, NamesEachBrokenRule) {
   EXPECT_NE(why("tile=128x96x32").find("tile.n 96 is not one of the wgmma widths"), std::string::npos);
   EXPECT_NE(why("tile=64x128x32,consumers=2").find("multiple of 64 rows"), std::string::npos);
   EXPECT_NE(why("tile=128x256x16,accum=tile").find("registers per consumer thread"), std::string::npos);
+  EXPECT_EQ(why("tile=128x256x16,accum=tile,slices=2"), "");  // the fragment covers 128 columns
+  EXPECT_NE(why("tile=128x192x16,slices=2").find("192 / slices 2 is not one of the wgmma widths"), std::string::npos);
+  EXPECT_NE(why("tile=128x256x16,slices=2,accum=tc").find("slices 2 needs accum=tile"), std::string::npos);
+  EXPECT_NE(why("tile=128x256x16,slices=2,flush=2").find("needs flush=1"), std::string::npos);
   EXPECT_EQ(why("tile=128x256x16,accum=tc"), "");
   EXPECT_NE(why("tile=128x256x32,stages=3").find("KB of shared memory"), std::string::npos);
 }

@@ -37,6 +37,7 @@ class Wgmma final : public KernelFamily {
              "grows the error with K: lower precision)",
              {"tile", "tc"}},
             {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
+            {"slices", {1}, 1, 4, "accum=tile: the fresh fragment covers BN / slices columns, one slice after another"},
             {"order", {0}, 0, 1, "the 3xTF32 products: small ones first, or big·big first", {"small-first", "big-first"}},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
             {"cluster", {1}, 1, 2,
@@ -53,8 +54,14 @@ class Wgmma final : public KernelFamily {
     if (t[0] % (64 * consumers))
       out.push_back("tile.m " + s(t[0]) + " does not give each of " + s(consumers) +
                     " consumer warpgroups a multiple of 64 rows");
-    if (t[1] != 64 && t[1] != 128 && t[1] != 192 && t[1] != 256)
-      out.push_back("tile.n " + s(t[1]) + " is not one of the wgmma widths 64, 128, 192, 256");
+    auto width = [](int n) { return n == 64 || n == 128 || n == 192 || n == 256; };
+    if (!width(t[1])) out.push_back("tile.n " + s(t[1]) + " is not one of the wgmma widths 64, 128, 192, 256");
+    if (const int sl = v.at("slices")[0]; sl > 1) {
+      if (v.at("accum")[0] != 0) out.push_back("slices " + s(sl) + " needs accum=tile");
+      if (t[1] % sl || !width(t[1] / sl))
+        out.push_back("tile.n " + s(t[1]) + " / slices " + s(sl) + " is not one of the wgmma widths 64, 128, 192, 256");
+      if (v.at("flush")[0] != 1) out.push_back("slices " + s(sl) + " needs flush=1 (one fragment serves every slice)");
+    }
     if (!out.empty()) return out;
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
     // The producer gives registers up (setmaxnreg) so that two consumers may hold 232 each.
@@ -77,7 +84,8 @@ class Wgmma final : public KernelFamily {
             tiled::define("ORDER", v.at("order")[0]),
             tiled::define("GROUP", v.at("group")[0]),
             tiled::define("FLUSH", v.at("flush")[0]),
-            tiled::define("CLUSTER", v.at("cluster")[0])};
+            tiled::define("CLUSTER", v.at("cluster")[0]),
+            tiled::define("SLICES", v.at("slices")[0])};
   }
   // One block per output tile (a cluster per `cluster` tile rows), capped by the launcher at the
   // blocks that fit at once (persistent).
@@ -124,6 +132,7 @@ class Wgmma final : public KernelFamily {
                                            "256x128x16", "128x192x16"}},
                                  {"stages", {"2", "3", "4", "6"}},
                                  {"accum", {"tile", "tc"}},
+                                 {"slices", {"1", "2"}},
                                  {"cluster", {"1", "2"}},
                                  {"mode", {"3x"}}});
   }
@@ -132,8 +141,9 @@ class Wgmma final : public KernelFamily {
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
     const int mw = t[0] / v.at("consumers")[0] / 64;
-    // accum=tile: the accumulator and the fresh fragment.
-    return mw * t[1] / 2 * (v.at("accum")[0] == 0 ? 2 : 1) + 40;
+    // accum=tile: the accumulator and the fresh fragment of one slice.
+    const int acc = mw * t[1] / 2;
+    return acc + (v.at("accum")[0] == 0 ? acc / v.at("slices")[0] : 0) + 40;
   }
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");

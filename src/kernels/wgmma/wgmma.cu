@@ -27,11 +27,15 @@
 #ifndef CLUSTER
 #define CLUSTER 1
 #endif
+#ifndef SLICES
+#define SLICES 1
+#endif
 
 constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 bytes
 constexpr int NT = 128 * (CONSUMERS + 1);
 constexpr int WG_M = BM / CONSUMERS;  // rows per consumer warpgroup
 constexpr int MW = WG_M / 64;         // m64 wgmmas per consumer, product and k step
+constexpr int FN = ACCUM == 0 ? BN / SLICES : BN;  // columns of one wgmma (of the fresh fragment)
 constexpr int PARTS = MODE == 3 ? 2 : 1;
 constexpr int A_PLANE = BM * BK, B_PLANE = BN * BK;  // floats
 constexpr int STAGE = PARTS * (A_PLANE + B_PLANE);
@@ -97,18 +101,30 @@ __device__ inline void products(float (&d)[R], const float* a, const float* b, i
 
 // The compiler does not know that wgmma writes its registers after the instruction issues: an empty
 // asm that "modifies" each one keeps reads from moving above the wait and writes below the issue.
-__device__ inline void fence_operands(float (&d)[MW][BN / 2]) {
+template <int R>
+__device__ inline void fence_operands(float (&d)[MW][R]) {
 #pragma unroll
   for (int i = 0; i < MW; ++i)
 #pragma unroll
-    for (int j = 0; j < BN / 2; ++j) asm volatile("" : "+f"(d[i][j])::"memory");
+    for (int j = 0; j < R; ++j) asm volatile("" : "+f"(d[i][j])::"memory");
 }
 
-__device__ inline void add(float (&acc)[MW][BN / 2], const float (&d)[MW][BN / 2]) {
+// Adds a fragment of FN columns to the accumulator's columns from slice·FN on (the fragment layout
+// keeps each group of 8 columns in 4 consecutive registers).
+__device__ inline void add(float (&acc)[MW][BN / 2], const float (&d)[MW][FN / 2], int slice) {
 #pragma unroll
   for (int i = 0; i < MW; ++i)
 #pragma unroll
-    for (int j = 0; j < BN / 2; ++j) acc[i][j] += d[i][j];
+    for (int j = 0; j < FN / 2; ++j) acc[i][slice * FN / 2 + j] += d[i][j];
+}
+
+// One K tile's products for FN columns of B starting at b; the first overwrites d when fresh.
+template <int R>
+__device__ inline void issue(float (&d)[MW][R], const float* a, const float* b, bool fresh) {
+#pragma unroll
+  for (int k = 0; k < BK; k += 8)
+#pragma unroll
+    for (int i = 0; i < MW; ++i) products(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
 }
 
 // A consumer warp is done with a slot: one arrival per warp on the slot's empty barrier in every
@@ -189,7 +205,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     if (CONSUMERS == 2) regs_alloc<232>();
     float acc[MW][BN / 2];
 #if ACCUM == 0
-    float tmp[MW][BN / 2];
+    float tmp[MW][FN / 2];
 #endif
     int round_slot = 0;
     for (long long u = first; u < units; u += stride) {
@@ -208,29 +224,32 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #if ACCUM == 0
         // The fragment restarts every FLUSH K tiles and is added to the accumulator then. That read
         // waits for every wgmma (wait<0>): ptxas serialises all wgmmas of a kernel that reads one's
-        // registers while another runs (C7514); the other consumer warpgroup keeps the tensor cores busy.
-        float(&d)[MW][BN / 2] = tmp;
+        // registers while another runs (C7514); the other consumer warpgroup keeps the tensor cores
+        // busy. With SLICES > 1 the fragment covers BN / SLICES columns, one slice after the other.
         const bool fresh = kt % FLUSH == 0, flush = (kt + 1) % FLUSH == 0 || kt + 1 == ktiles;
+#pragma unroll
+        for (int h = 0; h < SLICES; ++h) {
+          fence_operands(tmp);
+          wgmma_fence();
+          issue(tmp, a, b + h * FN * BK, fresh);
+          wgmma_commit();
+          if (flush) {
+            wgmma_wait<0>();
+            fence_operands(tmp);
+            add(acc, tmp, h);
+          }
+        }
 #else
-        float(&d)[MW][BN / 2] = acc;
-        const bool fresh = false, flush = false;
-#endif
-        fence_operands(d);
+        const bool flush = false;
+        fence_operands(acc);
         wgmma_fence();
-#pragma unroll
-        for (int k = 0; k < BK; k += 8)
-#pragma unroll
-          for (int i = 0; i < MW; ++i) products(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
+        issue(acc, a, b, false);
         wgmma_commit();
-        if (flush) {
-          wgmma_wait<0>();
+#endif
+        if (flush) {  // every group is done
           if (held >= 0) retire(held, lane, empty);
           retire(s, lane, empty);
           held = -1;
-#if ACCUM == 0
-          fence_operands(tmp);
-          add(acc, tmp);
-#endif
         } else {
           wgmma_wait<1>();  // the previous K tile's group is done: its slot goes back
           if (held >= 0) retire(held, lane, empty);
