@@ -90,13 +90,17 @@ class Library {
   Choice choice(int device, const Problem& p, MathMode math) {
     auto& dev = device_info(device);
     if (p.op == Op::gemm && math != MathMode::strict_fp32 && dev.arch() >= 80) {
-      // The tensor-core families at the configurations measured best on an H100 (docs/perf-log.md,
-      // entry 15): 3x at its accurate defaults (accum=tile), 1x with the widest tile.
+      // The tensor-core families at the configurations measured best on an H100 (results/h100/
+      // tf32x3.json): 3x at its accurate defaults (128x256 tiles), or 128x128 tiles where the wide
+      // ones leave SMs idle (fewer than 4 waves of them: 2049³ ran 1.3x faster on 128x128); 1x with
+      // the widest tile, summing in the tensor cores.
       const bool hopper = dev.arch() == 90;
       const char* family = hopper ? "wgmma" : "tf32";
-      std::string params = math == MathMode::tensor_fp32 ? "mode=3x"
-                           : hopper                      ? "mode=1x,tile=128x256x32,accum=tc,stages=4"
-                                                         : "mode=1x";
+      const long long wide_tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256);
+      std::string params = !hopper                           ? (math == MathMode::tf32 ? "mode=1x" : "mode=3x")
+                           : math == MathMode::tf32          ? "mode=1x,tile=128x256x32,accum=tc,stages=4"
+                           : wide_tiles >= 4ll * dev.sms     ? "mode=3x"
+                                                             : "mode=3x,tile=128x128x32,stages=3,slices=1";
       auto& f = *find_family(family);
       auto l = format_params(f, parse_params(f, params));
       if (launcher(f, l).unsupported(p).empty()) return {family, l, "defaults for " + to_string(math)};
