@@ -91,16 +91,20 @@ class Library {
     auto& dev = device_info(device);
     if (p.op == Op::gemm && math != MathMode::strict_fp32 && dev.arch() >= 80) {
       // The tensor-core families at the configurations measured best on an H100 (results/h100/
-      // tf32x3.json): 3x at its accurate defaults (128x256 tiles), or 128x128 tiles where the wide
-      // ones leave SMs idle (fewer than 4 waves of them: 2049³ ran 1.3x faster on 128x128); 1x with
-      // the widest tile, summing in the tensor cores.
+      // tf32x3.json): 3x at its accurate defaults (128x256 tiles, about 1.1x the speed of 128x128
+      // ones when both fill their waves), or 128x128 tiles where those fill the last wave better
+      // (1024³: 38.8 against 25.8 TFLOP/s; 2049³: 65.2 against 53.6); 1x with the widest tile.
       const bool hopper = dev.arch() == 90;
       const char* family = hopper ? "wgmma" : "tf32";
-      const long long wide_tiles = ((p.m + 127) / 128) * ((p.n + 255) / 256);
-      std::string params = !hopper                           ? (math == MathMode::tf32 ? "mode=1x" : "mode=3x")
-                           : math == MathMode::tf32          ? "mode=1x,tile=128x256x32,accum=tc,stages=4"
-                           : wide_tiles >= 4ll * dev.sms     ? "mode=3x"
-                                                             : "mode=3x,tile=128x128x32,stages=3,slices=1";
+      auto filled = [&](long long bm, long long bn) {  // the share of the last wave's SMs with a tile
+        const long long tiles = ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn), sms = dev.sms;
+        return double(tiles) / double((tiles + sms - 1) / sms * sms);
+      };
+      std::string params = !hopper                  ? (math == MathMode::tf32 ? "mode=1x" : "mode=3x")
+                           : math == MathMode::tf32 ? "mode=1x,tile=128x256x32,accum=tc,stages=4"
+                           : 1.1 * filled(128, 256) >= filled(128, 128)
+                               ? "mode=3x"
+                               : "mode=3x,tile=128x128x32,stages=3,slices=1";
       auto& f = *find_family(family);
       auto l = format_params(f, parse_params(f, params));
       if (launcher(f, l).unsupported(p).empty()) return {family, l, "defaults for " + to_string(math)};
