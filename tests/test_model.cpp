@@ -279,6 +279,10 @@ TEST(Wgmma, PacksTwoPlanesFor3xAndOneFor1x) {
   EXPECT_EQ(three.box_k, 16);
   auto one = parse_params(f, "mode=1x");
   EXPECT_EQ(f.packing(one).planes, 1);
+  // 1x reads K-major operands in place unless told to round them all; 3x always splits.
+  EXPECT_TRUE(f.packing(one).in_place);
+  EXPECT_FALSE(f.packing(parse_params(f, "mode=1x,prepass=always")).in_place);
+  EXPECT_FALSE(three.in_place);
   EXPECT_TRUE(f.lower_precision(one));
   EXPECT_TRUE(f.lower_precision(parse_params(f, "split=truncate")));
   EXPECT_TRUE(f.lower_precision(parse_params(f, "accum=tc")));

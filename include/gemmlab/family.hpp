@@ -85,6 +85,10 @@ struct Packing {
   std::string entry;
   int planes = 0;  // 0: the family does not pack
   int box_m = 0, box_n = 0, box_k = 0;
+  // The kernel may read an operand that is already K-major (16-byte aligned rows) from the caller's
+  // memory through TMA, without the pre-pass: one plane, whose FP32 values the tensor cores read
+  // as TF32 by dropping the low 13 bits (truncation, where the pre-pass rounds).
+  bool in_place = false;
 };
 
 class KernelFamily {

@@ -74,9 +74,16 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       dim3 grid(unsigned((kp + 31) / 32), unsigned((rows + 31) / 32));
       GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), grid, dim3(256), p, 0, stream));
     };
-    pack(args.a, args.a_row, args.a_col, pk.m, pk.a);
-    pack(args.b, args.b_col, args.b_row, pk.n, pk.b);
-    void* params[] = {&args, const_cast<TensorMaps*>(&pk.maps)};
+    TensorMaps maps = pk.maps;
+    if (pk.lda)
+      encode_kmajor_map(maps.a, args.a, pk.m, pk.k, pk.lda, 1, pk.spec.box_m, pk.spec.box_k);
+    else
+      pack(args.a, args.a_row, args.a_col, pk.m, pk.a);
+    if (pk.ldb)
+      encode_kmajor_map(maps.b, args.b, pk.n, pk.k, pk.ldb, 1, pk.spec.box_n, pk.spec.box_k);
+    else
+      pack(args.b, args.b_col, args.b_row, pk.n, pk.b);
+    void* params[] = {&args, &maps};
     if (plan.cluster > 1) {
       cudaLaunchAttribute cluster{};
       cluster.id = cudaLaunchAttributeClusterDimension;
@@ -110,10 +117,10 @@ FamilyLauncher::~FamilyLauncher() = default;
 
 void bind_packed(LaunchPlan& plan, float* buffer) {
   auto& pk = plan.packed;
-  pk.a = buffer;
-  pk.b = buffer + size_t(pk.spec.planes) * size_t(pk.m) * size_t(pk.kp);
-  encode_kmajor_map(pk.maps.a, pk.a, pk.m, pk.k, pk.kp, pk.spec.planes, pk.spec.box_m, pk.spec.box_k);
-  encode_kmajor_map(pk.maps.b, pk.b, pk.n, pk.k, pk.kp, pk.spec.planes, pk.spec.box_n, pk.spec.box_k);
+  pk.a = pk.lda ? nullptr : buffer;
+  pk.b = pk.ldb ? nullptr : buffer + (pk.lda ? 0 : size_t(pk.spec.planes) * size_t(pk.m) * size_t(pk.kp));
+  if (pk.a) encode_kmajor_map(pk.maps.a, pk.a, pk.m, pk.k, pk.kp, pk.spec.planes, pk.spec.box_m, pk.spec.box_k);
+  if (pk.b) encode_kmajor_map(pk.maps.b, pk.b, pk.n, pk.k, pk.kp, pk.spec.planes, pk.spec.box_n, pk.spec.box_k);
 }
 
 std::string FamilyLauncher::unsupported(const Problem& p) const {
@@ -150,7 +157,8 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.swap_operands = swapped(p);
   Problem c = canonical(p);
   auto g = family_.geometry(values_, c);
-  const Loaded& k = load(variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr), g);
+  const Variant var = variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr);
+  const Loaded& k = load(var, g);
   last_ = &k;
   plan.kernel = k.kernel;
   plan.splits = family_.splits(values_, c, k.blocks_per_sm * device_->sms);
@@ -184,6 +192,9 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     plan.args.counters = static_cast<unsigned*>(counters_.get(plan.counter_count * sizeof(unsigned), true));
   if (auto spec = family_.packing(values_); spec.planes > 0) {
     plan.packed = {k.pack, spec, packed_row(c.k), c.m, c.n, c.k};
+    // In place: K-major with 16-byte rows (the aligned variant), as TMA needs.
+    if (spec.in_place && sa.col == 1 && var.a_vec) plan.packed.lda = sa.row;
+    if (spec.in_place && sb.row == 1 && var.b_vec) plan.packed.ldb = sb.col;
     if (shared_buffers) bind_packed(plan, static_cast<float*>(packed_.get(plan.packed.floats() * sizeof(float), false)));
   }
   if (plan.splits > 1 && k.reduce) {

@@ -28,10 +28,15 @@ struct PackedOperands {
   Packing spec;
   long long kp = 0;  // K rounded up to 32 floats (128 bytes): whole lines per row
   long long m = 0, n = 0, k = 0;
+  // Operands read in place (Packing::in_place): their descriptors are encoded at every launch, on
+  // the call's pointers, with these row strides (floats); 0: packed.
+  long long lda = 0, ldb = 0;
   float* a = nullptr;
   float* b = nullptr;
   TensorMaps maps{};
-  size_t floats() const { return spec.planes > 0 ? size_t(spec.planes) * size_t(m + n) * size_t(kp) : 0; }
+  size_t floats() const {
+    return spec.planes > 0 ? size_t(spec.planes) * size_t((lda ? 0 : m) + (ldb ? 0 : n)) * size_t(kp) : 0;
+  }
 };
 
 struct LaunchPlan {

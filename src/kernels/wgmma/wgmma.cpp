@@ -41,6 +41,10 @@ class Wgmma final : public KernelFamily {
             {"slices", {2}, 1, 4, "accum=tile: the fresh fragment covers BN / slices columns, one slice after another (tc ignores it)"},
             {"order", {0}, 0, 1, "the 3xTF32 products: small ones first, or big·big first", {"small-first", "big-first"}},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
+            {"prepass", {1}, 0, 1,
+             "1x: pack every operand (rounded to TF32), or only those not already K-major (the others are read in "
+             "place, truncated to TF32 by the tensor cores); 3x always packs (the split)",
+             {"always", "layout"}},
             {"cluster", {1}, 1, 2,
              "blocks per cluster: vertically adjacent tiles whose B tile is loaded once and multicast to both"}};
   }
@@ -100,7 +104,8 @@ class Wgmma final : public KernelFamily {
   int cluster(const ParamValues& v) const override { return v.at("cluster")[0]; }
   Packing packing(const ParamValues& v) const override {
     auto& t = v.at("tile");
-    return {"pack_tf32", v.at("mode")[0] == 0 ? 2 : 1, t[0], t[1] / v.at("cluster")[0], t[2]};
+    const bool one = v.at("mode")[0] == 1;
+    return {"pack_tf32", one ? 1 : 2, t[0], t[1] / v.at("cluster")[0], t[2], one && v.at("prepass")[0] == 1};
   }
   std::string unsupported(const ParamValues&, const Problem& p) const override {
     // TMA coordinates are 32-bit; the pre-pass's grid has one row of blocks per 32 rows.
