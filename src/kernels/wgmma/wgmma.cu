@@ -2,18 +2,22 @@
 //
 // TF32 wgmma reads both operands K-major from shared memory, so a pre-pass (pack_tf32) writes
 // op(A) (M x K) and op(B)ᵀ (N x K) K-major, already split into their TF32 big and small planes
-// (MODE 3) or rounded to TF32 (MODE 1), whatever the caller's layout. The GEMM kernel then never
-// converts anything: warpgroup CONSUMERS (the last) is the producer, one thread of which moves
-// tiles with TMA (rows of BK floats swizzled, so the tensor cores read them without bank conflicts) into
-// STAGES slots guarded by mbarriers (full: the bytes arrived; empty: every consumer warp is done
+// (MODE 3) or rounded to TF32 (MODE 1), whatever the caller's layout (1x may read operands that
+// are already K-major in place: the host decides). The GEMM kernel then never converts anything:
+// warpgroup CONSUMERS (the last) is the producer, one thread of which moves tiles with TMA (rows of
+// BK floats swizzled, so the tensor cores read them without bank conflicts) into STAGES slots
+// guarded by mbarriers (full: the bytes arrived; empty: every consumer warp of the cluster is done
 // with the slot); the consumer warpgroups each own WG_M rows of the BM x BN tile and issue
-// m64nBNk8 wgmmas. The grid is persistent: each block takes tiles blockIdx.x, + gridDim.x, ...,
-// in bands of GROUP tile rows so that blocks running together share operand tiles in L2.
+// m64nFNk8 wgmmas. The grid is persistent: each block (cluster) takes tiles blockIdx.x, +
+// gridDim.x, ..., in bands of GROUP tile rows so that blocks running together share operand tiles
+// in L2; with CLUSTER = 2 the two blocks of a cluster take vertically adjacent tiles and load
+// their common B tile once (multicast).
 //
-// ACCUM 0 ("tile"): the products of FLUSH K tiles go into a fresh fragment (tmp) that FP32 adds to
-// the accumulator: the tensor cores add with round-toward-zero, and summing all of K there biases
-// the result (see tf32.cu). ACCUM 1 ("tc"): everything accumulates in the tensor cores (half the
-// registers, so wider tiles, at that accuracy cost). ORDER 0 issues the small products first.
+// ACCUM 0 ("tile"): the products of FLUSH K tiles go into a fresh fragment (tmp) of FN = BN / SLICES
+// columns that FP32 adds to the accumulator: the tensor cores add with round-toward-zero, and
+// summing all of K there biases the result (see tf32.cu). ACCUM 1 ("tc"): everything accumulates
+// in the tensor cores (half the registers, at that accuracy cost). ORDER 0 issues the small
+// products first.
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "tf32_split.cuh"
