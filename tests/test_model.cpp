@@ -66,7 +66,10 @@ TEST(Model, EveryFamilyPredictsItsDefault) {
     if (!f->unsupported(v, p).empty()) p = normalized(problem_of_shape(Op::gemv, {512, 384}, Layout::col_major,
                                                                         Trans::no, Trans::no));
     auto pred = predict(*f, v, p, DeviceLimits::h100(), {64, 0});
-    EXPECT_GT(pred.counts.global_load_inst + std::max(0.0, pred.counts.global_async_inst), 0) << f->name();
+    EXPECT_GT(pred.counts.global_load_inst + std::max(0.0, pred.counts.global_async_inst) +
+                  std::max(0.0, pred.counts.tma_load_inst),
+              0)
+        << f->name();
     EXPECT_GT(pred.counts.global_load_bytes, 0) << f->name();
     EXPECT_GE(pred.counts.shared_load_inst, 0) << f->name();
     EXPECT_GT(pred.flops, 0) << f->name();

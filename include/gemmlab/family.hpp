@@ -52,6 +52,7 @@ std::string register_violation(int estimate);          // empty when it fits
 struct KernelModel {
   double global_load_inst = -1;   // LDG
   double global_async_inst = -1;  // LDGSTS (cp.async: global to shared without registers)
+  double tma_load_inst = -1;      // bulk tensor copies (TMA tile loads, one thread each)
   double global_load_bytes = -1;  // requested by both
   double global_store_inst = -1, global_store_bytes = -1;
   double shared_load_inst = -1, shared_load_bytes = -1;

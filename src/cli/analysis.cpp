@@ -171,6 +171,7 @@ int run_explain(const Target& t, bool measure, const std::string& json_path) {
   std::vector<Row> rows = {
       {"global load inst (LDG)", c.global_load_inst, metric(k, "global_load_inst")},
       {"global async inst (LDGSTS)", c.global_async_inst, metric(k, "global_async_inst")},
+      {"TMA tile loads", c.tma_load_inst, metric(k, "tma_load_inst")},
       {"global store inst", c.global_store_inst, metric(k, "global_store_inst")},
       {"shared load inst", c.shared_load_inst, metric(k, "shared_load_inst")},
       {"shared store inst", c.shared_store_inst, metric(k, "shared_store_inst")},

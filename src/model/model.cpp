@@ -88,6 +88,7 @@ nlohmann::ordered_json Prediction::to_json() const {
   nlohmann::ordered_json j;
   j["global_load_inst"] = field(counts.global_load_inst);
   j["global_async_inst"] = field(counts.global_async_inst);
+  j["tma_load_inst"] = field(counts.tma_load_inst);
   j["global_load_bytes"] = field(counts.global_load_bytes);
   j["global_store_inst"] = field(counts.global_store_inst);
   j["global_store_bytes"] = field(counts.global_store_bytes);

@@ -123,13 +123,15 @@ class Wgmma final : public KernelFamily {
     KernelModel m;
     m.global_load_inst = 0;
     m.global_async_inst = 0;
+    // Per block and K tile, one copy per plane of A and of B (with clusters, each block's share of B).
+    m.tma_load_inst = tl.blocks * tl.ktiles * 2.0 * parts;
     m.global_load_bytes = tl.blocks * tl.ktiles * 4.0 * parts * (t[0] + t[1]) * t[2];
     m.shared_load_inst = 0;
     m.shared_store_inst = 0;
     // Each consumer thread stores its fragment one float at a time.
     tiled::add_epilogue(m, p, tl.blocks * (t[0] / 64) * 4 * double(t[1] / 2));
     m.assumptions = {"edge tiles counted like interior ones", "the operand pre-pass is not counted",
-                     "TMA tile loads are counted as bytes, not instructions"};
+                     "operands read in place (1x) count like packed ones"};
     return m;
   }
   std::vector<std::string> search_space() const override {
