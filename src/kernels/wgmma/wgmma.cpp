@@ -39,7 +39,10 @@ class Wgmma final : public KernelFamily {
              {"tile", "tc"}},
             {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
             {"slices", {2}, 1, 4, "accum=tile: the fresh fragment covers BN / slices columns, one slice after another (tc ignores it)"},
-            {"order", {0}, 0, 1, "the 3xTF32 products: small ones first, or big·big first", {"small-first", "big-first"}},
+            {"order", {0}, 0, 2,
+             "the 3xTF32 products per k step: corrections first, or big·big first; or a K tile's corrections all "
+             "before its big·big products",
+             {"small-first", "big-first", "corrections-first"}},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
             {"prepass", {1}, 0, 1,
              "1x: pack every operand (rounded to TF32), or only those not already K-major (the others are read in "

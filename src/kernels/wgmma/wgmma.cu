@@ -16,8 +16,7 @@
 // ACCUM 0 ("tile"): the products of FLUSH K tiles go into a fresh fragment (tmp) of FN = BN / SLICES
 // columns that FP32 adds to the accumulator: the tensor cores add with round-toward-zero, and
 // summing all of K there biases the result (see tf32.cu). ACCUM 1 ("tc"): everything accumulates
-// in the tensor cores (half the registers, at that accuracy cost). ORDER 0 issues the small
-// products first.
+// in the tensor cores (half the registers, at that accuracy cost). ORDER: see issue().
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "tf32_split.cuh"
@@ -82,25 +81,18 @@ __device__ inline void tile_coords(long long t, long long tiles_m, long long til
   tn = in / rows;
 }
 
-// The three products of one k step and m64 slice, in ORDER; the first writes d when !accumulate.
+// The products of one k step and m64 slice: big·big, or the two corrections (small·big, big·small);
+// the first writes d when !accumulate.
 template <int R>
-__device__ inline void products(float (&d)[R], const float* a, const float* b, int accumulate) {
+__device__ inline void big_product(float (&d)[R], const float* a, const float* b, int accumulate) {
   using namespace hopper;
-  const unsigned long long a_big = kmajor_swizzled_desc<SW>(a), b_big = kmajor_swizzled_desc<SW>(b);
-  if (MODE == 1) {
-    wgmma_tf32(d, a_big, b_big, accumulate);
-    return;
-  }
-  const unsigned long long a_small = kmajor_swizzled_desc<SW>(a + A_PLANE), b_small = kmajor_swizzled_desc<SW>(b + B_PLANE);
-  if (ORDER == 0) {
-    wgmma_tf32(d, a_small, b_big, accumulate);
-    wgmma_tf32(d, a_big, b_small, 1);
-    wgmma_tf32(d, a_big, b_big, 1);
-  } else {
-    wgmma_tf32(d, a_big, b_big, accumulate);
-    wgmma_tf32(d, a_small, b_big, 1);
-    wgmma_tf32(d, a_big, b_small, 1);
-  }
+  wgmma_tf32(d, kmajor_swizzled_desc<SW>(a), kmajor_swizzled_desc<SW>(b), accumulate);
+}
+template <int R>
+__device__ inline void corrections(float (&d)[R], const float* a, const float* b, int accumulate) {
+  using namespace hopper;
+  wgmma_tf32(d, kmajor_swizzled_desc<SW>(a + A_PLANE), kmajor_swizzled_desc<SW>(b), accumulate);
+  wgmma_tf32(d, kmajor_swizzled_desc<SW>(a), kmajor_swizzled_desc<SW>(b + B_PLANE), 1);
 }
 
 // The compiler does not know that wgmma writes its registers after the instruction issues: an empty
@@ -123,12 +115,43 @@ __device__ inline void add(float (&acc)[MW][BN / 2], const float (&d)[MW][FN / 2
 }
 
 // One K tile's products for FN columns of B starting at b; the first overwrites d when fresh.
+// ORDER 0: each k step's corrections, then its big·big; 1: big·big first; 2: every correction of
+// the K tile, then every big·big. The tensor cores truncate each sum to the running partial's
+// precision, so a tiny correction added to a large partial still costs up to one unit of it:
+// ORDER 2 adds the corrections while the partial is small, leaving 4 large-partial additions per
+// K tile instead of 11.
 template <int R>
 __device__ inline void issue(float (&d)[MW][R], const float* a, const float* b, bool fresh) {
+  if (MODE == 1) {
 #pragma unroll
-  for (int k = 0; k < BK; k += 8)
+    for (int k = 0; k < BK; k += 8)
 #pragma unroll
-    for (int i = 0; i < MW; ++i) products(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
+      for (int i = 0; i < MW; ++i) big_product(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
+  } else if (ORDER == 2) {
+#pragma unroll
+    for (int k = 0; k < BK; k += 8)
+#pragma unroll
+      for (int i = 0; i < MW; ++i) corrections(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
+#pragma unroll
+    for (int k = 0; k < BK; k += 8)
+#pragma unroll
+      for (int i = 0; i < MW; ++i) big_product(d[i], a + i * 64 * BK + k, b + k, 1);
+  } else {
+#pragma unroll
+    for (int k = 0; k < BK; k += 8)
+#pragma unroll
+      for (int i = 0; i < MW; ++i) {
+        const float *ak = a + i * 64 * BK + k, *bk = b + k;
+        const int acc = !(fresh && k == 0);
+        if (ORDER == 0) {
+          corrections(d[i], ak, bk, acc);
+          big_product(d[i], ak, bk, 1);
+        } else {
+          big_product(d[i], ak, bk, acc);
+          corrections(d[i], ak, bk, 1);
+        }
+      }
+  }
 }
 
 // A consumer warp is done with a slot: one arrival per warp on the slot's empty barrier in every
