@@ -51,7 +51,7 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"tf32", "mode=1x"}, {"tf32", "split=truncate,tile=64x128x16,warp=32x32,stages=2"},
                                 {"wgmma", "mode=1x,tile=128x256x32,accum=tc,stages=4"},
                                 {"wgmma", "tile=256x128x16,accum=tc,stages=4,order=big-first"},
-                                {"wgmma", "cluster=2,flush=2,slices=1,tile=128x128x32,stages=3"}, {"wgmma", "tile=128x256x16,slices=2,stages=4,order=corrections-first"}, {"wgmma", "mode=1x,tile=128x256x32,accum=tc,cluster=2"},
+                                {"wgmma", "cluster=2,flush=2,slices=1,tile=128x128x32,stages=3"}, {"wgmma", "tile=128x256x16,slices=2,stages=4,order=small-first"}, {"wgmma", "mode=1x,tile=128x256x32,accum=tc,cluster=2"},
                                 {"wgmma", "mode=1x,prepass=always,tile=128x128x32,stages=3"},
                                 {"wgmma", "tile=64x64x8,consumers=1,split=truncate,group=1,stages=2,flush=3,slices=1"},
                                 {"gemv-naive", "threads=455,blocks=3"}, {"gemv-smem", "stage=tile,tile=32"},

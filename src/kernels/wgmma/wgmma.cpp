@@ -39,7 +39,7 @@ class Wgmma final : public KernelFamily {
              {"tile", "tc"}},
             {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
             {"slices", {2}, 1, 4, "accum=tile: the fresh fragment covers BN / slices columns, one slice after another (tc ignores it)"},
-            {"order", {0}, 0, 2,
+            {"order", {2}, 0, 2,
              "the 3xTF32 products per k step: corrections first, or big·big first; or a K tile's corrections all "
              "before its big·big products",
              {"small-first", "big-first", "corrections-first"}},
