@@ -22,6 +22,14 @@
 #include "gemmlab/tuning.hpp"
 #include "gemmlab/verify.hpp"
 #include "launch/launcher.hpp"
+#include "library/dispatch.hpp"
+#include "gemmlab/corpus.hpp"
+#include "gemmlab/runner.hpp"
+#include <cublas_v2.h>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <tuple>
 #include "cli_helpers.hpp"
 
 using namespace gemmlab;
@@ -531,7 +539,8 @@ TEST(Library, RefusesBadArguments) {
   refused([&] { sgemm(Layout::row_major, Trans::no, Trans::no, 64, 64, 0, 1, d, 64, d, 64, 0, d, 64); }, "K must be");
   refused([&] { sgemm(Layout::row_major, Trans::no, Trans::no, 64, 64, 64, 1, nullptr, 64, d, 64, 0, d, 64); },
           "must not be null");
-  refused([&] { sgemv(Layout::row_major, Trans::no, 64, 64, 1, d, 64, d, 2, 0, d, 1); }, "unit increments");
+  refused([&] { sgemv(Layout::row_major, Trans::no, 64, 64, 1, d, 64, d, 0, 0, d, 1); }, "increments must be at least 1");
+  refused([&] { sgemv(Layout::row_major, Trans::no, 64, 64, 1, d, 64, d, 1, 0, d, -1); }, "increments must be at least 1");
   // M = 0 or N = 0: nothing to do, as in BLAS.
   EXPECT_NO_THROW(sgemm(Layout::row_major, Trans::no, Trans::no, 0, 64, 64, 1, d, 64, d, 64, 0, d, 64));
   cudaFree(d);
@@ -542,7 +551,7 @@ TEST(Library, RefusesBadArguments) {
 TEST(Library, ConcurrentStreamsDoNotShareSplitKWorkspace) {
   REQUIRE_GPU();
   Problem p = Problem::square(1);
-  p.m = p.n = 2100, p.k = 480;  // nearest the class 2^11+, where the built-in table splits K
+  p.m = p.n = 256, p.k = 65536;  // 2 tiles of 128x256: the dispatcher splits K
   p = normalized(p);
   auto sa = stored_a(p), sb = stored_b(p), sc = stored_c(p);
   Stream streams[2];
@@ -568,7 +577,8 @@ TEST(Library, ConcurrentStreamsDoNotShareSplitKWorkspace) {
     EXPECT_TRUE(verdict.passed) << "stream " << i << ": " << verdict.first_failure;
     cudaFree(a[i]), cudaFree(b[i]), cudaFree(c[i]);
   }
-  EXPECT_NE(choose(p).params.find("splitk=3"), std::string::npos) << choose(p).params;
+  EXPECT_EQ(choose(p).params.find("splitk=1,"), std::string::npos) << choose(p).params;
+  EXPECT_NE(choose(p).params.find("splitk="), std::string::npos) << choose(p).params;
 }
 
 // A sweep end to end: invalid points recorded, a crash, a device fault and a hang each cost one
@@ -647,4 +657,282 @@ TEST(Tune, ExhaustiveWritesTheDatabaseTheLibraryReads) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("best of "), std::string::npos) << r.out;
   fs::remove(db);
+}
+
+// ---- the library on every shape (issue 14) ----
+
+namespace {
+
+const MathMode kModes[] = {MathMode::strict_fp32, MathMode::tensor_fp32, MathMode::tf32};
+
+Precision precision_of(MathMode m) { return m == MathMode::tf32 ? Precision::tf32 : Precision::fp32; }
+
+// One problem in device buffers placed `offset` floats past cudaMalloc's alignment, with host twins.
+struct Placed {
+  Problem p;
+  int offset;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  std::vector<float> ha, hb, hc0;
+  Placed(const Problem& q, int off, uint64_t seed, cudaStream_t s) : p(q), offset(off) {
+    auto sa = stored_a(p), sb = stored_b(p), sc = stored_c(p);
+    GEMMLAB_CUDA(cudaMalloc(&a, (sa.elements() + off) * 4));
+    GEMMLAB_CUDA(cudaMalloc(&b, (sb.elements() + off) * 4));
+    GEMMLAB_CUDA(cudaMalloc(&c, (sc.elements() + off) * 4));
+    fill_random(a + off, sa, Distribution::uniform, seed, s);
+    fill_random(b + off, sb, Distribution::uniform, seed + 1, s);
+    ha = random_host(sa, Distribution::uniform, seed);
+    hb = random_host(sb, Distribution::uniform, seed + 1);
+    if (p.beta != 0.0f) hc0 = random_host(sc, Distribution::uniform, seed + 2);
+  }
+  ~Placed() { cudaFree(a), cudaFree(b), cudaFree(c); }
+  // C reset (C0, or NaN when beta = 0), then the library call on `s`.
+  void reset(cudaStream_t s) {
+    if (p.beta != 0.0f)
+      GEMMLAB_CUDA(cudaMemcpyAsync(c + offset, hc0.data(), hc0.size() * 4, cudaMemcpyHostToDevice, s));
+    else
+      poison(c + offset, stored_c(p).elements(), s);
+  }
+  void call(MathMode m, cudaStream_t s) {
+    sgemm(p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, a + offset, p.lda, b + offset, p.ldb, p.beta,
+          c + offset, p.ldc, s, m);
+  }
+  std::vector<float> result(cudaStream_t s) {
+    std::vector<float> h(size_t(stored_c(p).elements()));
+    GEMMLAB_CUDA(cudaMemcpyAsync(h.data(), c + offset, h.size() * 4, cudaMemcpyDeviceToHost, s));
+    GEMMLAB_CUDA(cudaStreamSynchronize(s));
+    return h;
+  }
+  Verdict check(MathMode m, cudaStream_t s) {
+    Verifier v(p, ha.data(), hb.data(), hc0.empty() ? nullptr : hc0.data(), 1);
+    return v.check(result(s).data(), precision_of(m));
+  }
+};
+
+std::string label(const Problem& p, int offset, MathMode m) {
+  std::ostringstream os;
+  os << describe(p) << " ld " << p.lda << "," << p.ldb << "," << p.ldc << " alpha " << p.alpha << " beta " << p.beta
+     << " offset " << offset << " " << to_string(m) << ": " << choose(p, m).family << " " << choose(p, m).params;
+  return os.str();
+}
+
+}  // namespace
+
+// Every corpus shape up to 2^34 multiply-adds, in every mode, against float64 (the larger ones are
+// verified by the corpus benchmark, which checks every run).
+TEST(Library, CorpusShapesEveryModeVerified) {
+  REQUIRE_GPU();
+  Stream stream;
+  auto lib = {make_library_runner(MathMode::strict_fp32), make_library_runner(MathMode::tensor_fp32),
+              make_library_runner(MathMode::tf32)};
+  int checked = 0;
+  for (auto& shape : load_corpus("builtin")) {
+    const Problem& p = shape.problem;
+    if (double(p.m) * p.n * p.k > double(1ll << 34)) continue;
+    ProblemSession session(p, Distribution::uniform, 7, stream.s);
+    for (auto& r : lib) {
+      auto v = session.verify(*r);
+      EXPECT_TRUE(v.passed) << shape.name << " " << r->name() << " " << r->details().dump() << ": " << v.first_failure;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 300);
+}
+
+// Shapes drawn from the corpus classes with random layouts, transposes, padding, alpha, beta and
+// base pointers off 16-byte alignment.
+TEST(Library, RandomShapesFromTheCorpusClasses) {
+  REQUIRE_GPU();
+  Stream stream;
+  std::mt19937_64 rng(2026);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  for (int trial = 0; trial < 48; ++trial) {
+    int64_t m, n, k;
+    switch (trial % 6) {
+      case 0: m = 1, n = pick(1, 3000), k = pick(1, 5000); break;          // vector (M = 1)
+      case 1: m = pick(1, 3000), n = 1, k = pick(1, 5000); break;          // vector (N = 1)
+      case 2: m = pick(2, 16), n = pick(100, 3000), k = pick(100, 3000); break;  // a few rows
+      case 3: m = pick(1000, 3000), n = pick(2, 96), k = pick(100, 2000); break;   // skinny
+      case 4: m = pick(16, 96), n = pick(16, 96), k = pick(20000, 120000); break;  // huge K
+      default: m = pick(500, 2500), n = pick(500, 2500), k = pick(1, 40); break;   // tiny K
+    }
+    Problem p = problem_of_shape(Op::gemm, {m, n, k}, rng() % 2 ? Layout::col_major : Layout::row_major,
+                                 rng() % 2 ? Trans::yes : Trans::no, rng() % 2 ? Trans::yes : Trans::no);
+    Problem t = normalized(p);
+    if (rng() % 2) {
+      p.lda = stored_a(t).min_ld() + pick(0, 5);
+      p.ldb = stored_b(t).min_ld() + pick(0, 5);
+      p.ldc = stored_c(t).min_ld() + pick(0, 5);
+    }
+    p.alpha = rng() % 3 ? 1.0f : -0.75f;
+    p.beta = rng() % 2 ? 0.0f : 0.5f;
+    p = normalized(p);
+    const int offset = int(rng() % 4);
+    Placed x(p, offset, 100 + trial, stream.s);
+    for (auto mode : kModes) {
+      x.reset(stream.s);
+      x.call(mode, stream.s);
+      auto v = x.check(mode, stream.s);
+      EXPECT_TRUE(v.passed) << label(p, offset, mode) << ": " << v.first_failure << " (max_err " << v.max_err << ")";
+    }
+  }
+}
+
+// A first call inside a stream capture (global mode, as PyTorch captures): planning allocates
+// outside the capture, the graph replays the product. Shapes no other test uses, so each call is
+// a first one: split-K (strict), packed operands (tensor_fp32, tf32 with B not K-major).
+TEST(Library, FirstCallInsideAGraphCapture) {
+  REQUIRE_GPU();
+  Stream stream;
+  const Problem shapes[] = {normalized(problem_of_shape(Op::gemm, {72, 88, 77777}, Layout::row_major, Trans::no, Trans::no)),
+                            normalized(problem_of_shape(Op::gemm, {1111, 999, 555}, Layout::row_major, Trans::no, Trans::no)),
+                            normalized(problem_of_shape(Op::gemm, {1, 3333, 2222}, Layout::col_major, Trans::yes, Trans::no))};
+  for (auto mode : kModes)
+    for (const Problem& p : shapes) {
+      Placed x(p, 0, 31, stream.s);
+      x.reset(stream.s);
+      GEMMLAB_CUDA(cudaStreamSynchronize(stream.s));
+      cudaGraph_t graph = nullptr;
+      GEMMLAB_CUDA(cudaStreamBeginCapture(stream.s, cudaStreamCaptureModeGlobal));
+      try {
+        x.call(mode, stream.s);
+      } catch (const std::exception& e) {
+        cudaStreamEndCapture(stream.s, &graph);
+        FAIL() << label(p, 0, mode) << ": " << e.what();
+      }
+      GEMMLAB_CUDA(cudaStreamEndCapture(stream.s, &graph));
+      cudaGraphExec_t exec = nullptr;
+      GEMMLAB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      for (int replay = 0; replay < 2; ++replay) {
+        x.reset(stream.s);
+        GEMMLAB_CUDA(cudaGraphLaunch(exec, stream.s));
+        auto v = x.check(mode, stream.s);
+        EXPECT_TRUE(v.passed) << label(p, 0, mode) << " replay " << replay << ": " << v.first_failure;
+      }
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+    }
+}
+
+// Inf and NaN inputs: each output is finite, +Inf, -Inf or NaN exactly where cuBLAS SGEMM's is.
+TEST(Library, InfAndNanAsCublas) {
+  REQUIRE_GPU();
+  Stream stream;
+  cublasHandle_t h = nullptr;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cublasSetStream(h, stream.s);
+  auto kind = [](float v) { return std::isnan(v) ? 'N' : std::isinf(v) ? (v > 0 ? '+' : '-') : 'f'; };
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{300, 260, 200}, {1, 300, 200}, {300, 1, 200}, {64, 64, 40000}})
+    for (auto mode : kModes) {
+      // Column-major, as cuBLAS takes it; A m x k, B k x n.
+      Problem p = normalized(problem_of_shape(Op::gemm, {m, n, k}, Layout::col_major, Trans::no, Trans::no));
+      Placed x(p, 0, 55, stream.s);
+      auto ha = x.ha, hb = x.hb;
+      std::mt19937 rng(9);
+      // Specials in some rows of A and columns of B; zeros where an Inf meets them (Inf·0 = NaN);
+      // +Inf and -Inf in one row (+Inf + -Inf = NaN).
+      for (int i = 0; i < 12; ++i) {
+        int64_t r = rng() % m, c = rng() % k;
+        ha[size_t(c * m + r)] = i % 3 == 0 ? inf : i % 3 == 1 ? -inf : nan;
+      }
+      ha[0] = inf;  // row 0: +Inf ...
+      if (k > 1) ha[size_t(m)] = -inf;  // ... and -Inf in the same row
+      for (int i = 0; i < 8; ++i) hb[size_t(rng() % (k * n))] = i % 2 ? inf : 0.0f;
+      GEMMLAB_CUDA(cudaMemcpyAsync(x.a, ha.data(), ha.size() * 4, cudaMemcpyHostToDevice, stream.s));
+      GEMMLAB_CUDA(cudaMemcpyAsync(x.b, hb.data(), hb.size() * 4, cudaMemcpyHostToDevice, stream.s));
+      float one = 1, zero = 0;
+      float* ref = nullptr;
+      GEMMLAB_CUDA(cudaMalloc(&ref, size_t(m * n) * 4));
+      ASSERT_EQ(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one, x.a, int(p.lda), x.b,
+                            int(p.ldb), &zero, ref, int(p.ldc)),
+                CUBLAS_STATUS_SUCCESS);
+      x.reset(stream.s);
+      x.call(mode, stream.s);
+      auto got = x.result(stream.s);
+      std::vector<float> want(size_t(m * n));
+      GEMMLAB_CUDA(cudaMemcpy(want.data(), ref, want.size() * 4, cudaMemcpyDeviceToHost));
+      cudaFree(ref);
+      int specials = 0, mismatches = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        specials += kind(want[i]) != 'f';
+        if (kind(want[i]) != kind(got[i]) && mismatches++ < 5)
+          ADD_FAILURE() << label(p, 0, mode) << ": element " << i << " is " << got[i] << ", cuBLAS " << want[i];
+      }
+      EXPECT_GT(specials, 0) << "the inputs made no special outputs";
+      EXPECT_EQ(mismatches, 0) << label(p, 0, mode);
+    }
+  cublasDestroy(h);
+}
+
+// The same call twice gives the same bits (split-K adds its slices in a fixed order).
+TEST(Library, BitwiseDeterministic) {
+  REQUIRE_GPU();
+  Stream stream;
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{96, 80, 200000}, {1, 2000, 100000}, {700, 900, 3000}})
+    for (auto mode : kModes) {
+      Placed x(normalized(problem_of_shape(Op::gemm, {m, n, k}, Layout::row_major, Trans::no, Trans::yes)), 0, 3,
+               stream.s);
+      x.reset(stream.s);
+      x.call(mode, stream.s);
+      auto first = x.result(stream.s);
+      x.reset(stream.s);
+      x.call(mode, stream.s);
+      auto second = x.result(stream.s);
+      EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * 4), 0) << label(x.p, 0, mode);
+    }
+}
+
+// Host threads calling at once: each on its own stream, and several on one stream.
+TEST(Library, ConcurrentHostThreads) {
+  REQUIRE_GPU();
+  const Problem shapes[] = {normalized(problem_of_shape(Op::gemm, {64, 48, 90000}, Layout::row_major, Trans::no, Trans::no)),
+                            normalized(problem_of_shape(Op::gemm, {1, 1500, 1700}, Layout::row_major, Trans::no, Trans::no)),
+                            normalized(problem_of_shape(Op::gemm, {600, 500, 400}, Layout::col_major, Trans::yes, Trans::no))};
+  for (bool shared_stream : {false, true}) {
+    Stream common;
+    std::vector<std::thread> threads;
+    std::atomic<int> failures{0};
+    std::vector<std::string> errors(6);
+    for (int t = 0; t < 6; ++t)
+      threads.emplace_back([&, t] {
+        try {
+          Stream own;
+          cudaStream_t s = shared_stream ? common.s : own.s;
+          const MathMode mode = kModes[t % 3];
+          Placed x(shapes[t % 3], t % 2, 400 + t, s);
+          for (int rep = 0; rep < 3; ++rep) {
+            x.reset(s);
+            x.call(mode, s);
+            if (!x.check(mode, s).passed) ++failures, errors[size_t(t)] = label(x.p, x.offset, mode);
+          }
+          GEMMLAB_CUDA(cudaStreamSynchronize(s));
+        } catch (const std::exception& e) {
+          ++failures;
+          errors[size_t(t)] = e.what();
+        }
+      });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(failures.load(), 0) << (shared_stream ? "one stream: " : "own streams: ") << errors[0] << errors[1]
+                                  << errors[2] << errors[3] << errors[4] << errors[5];
+  }
+}
+
+// On sm_90 the dispatcher's choices for the corpus are binaries built with the library.
+TEST(Library, CorpusChoicesRunAheadOfTime) {
+  REQUIRE_GPU();
+  auto dev = query_device(0);
+  if (arch_name(dev.cc_major, dev.cc_minor) != "sm_90") GTEST_SKIP() << "the built-in binaries are for sm_90";
+  static const float aligned[4] = {};
+  for (auto& shape : load_corpus("builtin"))
+    for (auto mode : kModes) {
+      const Problem& p = shape.problem;
+      auto c = choose(p, mode);
+      auto d = dispatch(GpuModel::of(dev), canonical(p), mode);
+      const Problem planned = d.route == Route::gemm ? p : vector_problem(canonical(p), d.route);
+      auto* f = find_family(c.family);
+      ASSERT_TRUE(f) << c.family;
+      FamilyLauncher l(*f, parse_params(*f, c.params));
+      l.plan(planned, aligned, aligned, aligned, /*shared_buffers=*/false, /*whole_alignment=*/true);
+      EXPECT_EQ(l.details().value("binary", ""), "ahead of time") << shape.name << " " << to_string(mode) << " " << c.params;
+    }
 }

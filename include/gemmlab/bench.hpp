@@ -37,6 +37,7 @@ std::vector<std::string> kernel_names();
 struct BenchOptions {
   std::vector<KernelSpec> kernels;
   std::vector<Problem> problems;  // normalized
+  std::vector<std::string> labels;  // empty, or a name per problem (a corpus's): each record's details.shape
   Distribution dist = Distribution::uniform;
   uint64_t seed = 1;
   TimingOptions timing;

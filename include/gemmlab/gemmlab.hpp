@@ -4,18 +4,25 @@
 //   gemmlab::sgemm(Layout::row_major, Trans::no, Trans::no, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 //   gemmlab::sgemv(Layout::row_major, Trans::no, M, N, alpha, A, lda, x, 1, beta, y, 1, stream);
 //
-// Pointers are device memory; the call enqueues the work on `stream` and returns. Each call picks
-// the best known configuration for its shape class: the tuning database (`gemmlab tune`, at
-// $GEMMLAB_TUNING_DB or ~/.cache/gemmlab/tuning.json), else the table built into the library
-// (measured on an H100; its kernels are compiled when the library is built, so the first call
-// needs no run-time compiler on sm_90), else the family defaults, compiled at run time by NVRTC.
-// The first call of a shape plans the launch; later calls of the same shape, pointers' 16-byte
-// alignment and stream only launch.
+// Pointers are device memory; the call enqueues the work on `stream` and returns. The choice is
+// by shape (src/library/dispatch.hpp in the sources): M = 1 or N = 1 runs a GEMV kernel; other
+// shapes the tile, split of K and (in the tensor modes) SIMT or tensor-core kernel whose modelled
+// time is least on this GPU. In strict_fp32 a measured entry for the exact shape class comes
+// first: the tuning database (`gemmlab tune`, at $GEMMLAB_TUNING_DB or
+// ~/.cache/gemmlab/tuning.json), then the table built into the library (measured on an H100).
+// Every kernel the dispatcher can pick is compiled when the library is built, so a first call on
+// sm_90 needs no run-time compiler (elsewhere NVRTC compiles it once). The first call of a shape
+// plans the launch; later calls of the same shape, pointers' 16-byte alignment and stream only
+// launch. A first call may be inside a CUDA graph capture: its allocations use relaxed capture
+// mode and touch no stream. Workspaces are bounded (split-K: 256 MiB and 1/16 of the memory;
+// packed operands: 1/4) and allocated per plan.
 //
 // Bad arguments throw gemmlab::UsageError (one line naming the rule: sizes, leading dimensions,
-// increments other than 1); CUDA or compiler failures throw gemmlab::RuntimeError. M = 0 or N = 0
+// increments below 1); CUDA or compiler failures throw gemmlab::RuntimeError. M = 0 or N = 0
 // returns at once; K must be at least 1. Calls on different streams may run concurrently: each
-// stream has its own split-K workspace.
+// stream has its own workspace. Inf and NaN inputs give the non-finite outputs cuBLAS SGEMM gives
+// in every mode.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -41,14 +48,20 @@ void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, in
            int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream = nullptr,
            MathMode math = MathMode::strict_fp32);
 
-// y = alpha * op(A) * x + beta * y, A stored m × n in `layout` (BLAS's M and N).
+// y = alpha * op(A) * x + beta * y, A stored m × n in `layout` (BLAS's M and N); increments of 1
+// or more.
 void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
            int64_t incx, float beta, float* y, int64_t incy, cudaStream_t stream = nullptr);
 
 // The configuration a call of this problem uses on the current device, and where it came from
-// ("tuning database", "built-in table", "defaults").
+// ("model", "tuning database", "built-in table", "defaults"); `why` is the route and the reason in
+// one line, `workspace_bytes` the device memory the plan allocates (split-K partial sums, packed
+// operands), `predicted_us` the dispatcher's model time (0 where a table decided).
 struct Choice {
   std::string family, params, source;
+  std::string why;
+  size_t workspace_bytes = 0;
+  double predicted_us = 0;
 };
 Choice choose(const Problem& p, MathMode math = MathMode::strict_fp32);
 

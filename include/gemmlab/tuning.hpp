@@ -44,9 +44,10 @@ class TuningDb {
   // Adds or replaces the entry of the same GPU, arch, family and class.
   void put(const TuningEntry& e);
   // The best entry for the problem on this GPU: its class if any, else the nearest class
-  // of the same operation; `family` empty means any family. Null when nothing matches.
+  // of the same operation (with `exact`, its class only); `family` empty means any family. Null
+  // when nothing matches.
   const TuningEntry* best(const std::string& gpu, const std::string& arch, const std::string& family,
-                          const Problem& p) const;
+                          const Problem& p, bool exact = false) const;
   std::string dump() const;
   void save(const std::filesystem::path& file) const;  // atomic
 

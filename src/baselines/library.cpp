@@ -14,6 +14,7 @@ class Library final : public GemmRunner {
   }
   Precision precision() const override { return math_ == MathMode::tf32 ? Precision::tf32 : Precision::fp32; }
   void prepare(const Problem& p) override { choice_ = choose(p, math_); }
+  size_t workspace_bytes(const Problem& p) const override { return choose(p, math_).workspace_bytes; }
   void run(const Problem& p, const Operands& o, cudaStream_t stream) override {
     if (p.op == Op::gemv)
       sgemv(p.layout, p.trans_a, p.trans_a == Trans::no ? p.m : p.k, p.trans_a == Trans::no ? p.k : p.m, p.alpha, o.a,
@@ -23,7 +24,8 @@ class Library final : public GemmRunner {
             math_);
   }
   nlohmann::json details() const override {
-    return {{"params", choice_.family + " " + choice_.params + " (" + choice_.source + ")"}};
+    return {{"params", choice_.family + " " + choice_.params + " (" + choice_.source + ")"}, {"why", choice_.why},
+            {"workspace_bytes", choice_.workspace_bytes}, {"predicted_us", choice_.predicted_us}};
   }
 
  private:

@@ -324,6 +324,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
           counters_ok = false;
         }
       }
+      if (pi < o.labels.size()) rec.details["shape"] = o.labels[pi];
       if (ri == 0) cublas_ms = rec.timing.ms.median;
       rec.x_cublas = cublas_ms > 0 && rec.timing.ms.median > 0 ? cublas_ms / rec.timing.ms.median : 0;
       if (rec.status == "failed") result.all_passed = false;

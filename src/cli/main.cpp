@@ -12,6 +12,7 @@
 #include "cli/analysis.hpp"
 #include "gemmlab/accuracy.hpp"
 #include "gemmlab/bench.hpp"
+#include "gemmlab/corpus.hpp"
 #include "gemmlab/ceilings.hpp"
 #include "gemmlab/counters.hpp"
 #include "gemmlab/device.hpp"
@@ -174,6 +175,10 @@ int main(int argc, char** argv) {
                     "metrics or Nsight Compute names, comma-separated");
   bench->add_option("--ablate", ablate, "run the families with one stage left out: nostore, noload, nosmemstore "
                                         "(the result is not the product and is not verified)");
+  std::string corpus, corpus_filter;
+  bench->add_option("--corpus", corpus,
+                    "the shapes of a corpus instead of --size: 'builtin' (experiments/corpus.txt) or a file");
+  bench->add_option("--corpus-filter", corpus_filter, "only the corpus shapes whose name or group contains this");
   bench->add_option("--csv", csv, "write the results as CSV");
   bench->add_option("--json", json, "write the results as JSON");
 
@@ -454,12 +459,24 @@ int main(int argc, char** argv) {
       throw UsageError("gemv supports unit increments only (--incx 1 --incy 1)");
     if (op == Op::gemv && k) throw UsageError("gemv takes --m and --n (A's rows and columns), not --k");
     if (op == Op::gemv && trans_b != "n") throw UsageError("gemv has no --trans-b");
+    if (!corpus.empty()) {
+      if (op != Op::gemm) throw UsageError("--corpus holds GEMM shapes: leave out --op gemv");
+      if (!sizes.empty() || m || n || k || pad || lda || ldb || ldc)
+        throw UsageError("--corpus gives the shapes, layouts and leading dimensions: leave out --size, --m, --n, --k, "
+                         "--pad and --ld*");
+      auto shapes = select_corpus(load_corpus(corpus), corpus_filter);
+      if (shapes.empty()) throw UsageError("no corpus shape matches '" + corpus_filter + "'");
+      for (auto& c : shapes) {
+        o.problems.push_back(c.problem);
+        o.labels.push_back(c.name);
+      }
+    }
     // Each size is the list of its dimensions: one for a square problem, else 3 (gemm) or 2 (gemv).
     std::vector<std::vector<int64_t>> shapes;
     const size_t dims = op == Op::gemm ? 3 : 2;
     for (auto& s : split_list(sizes)) shapes.push_back(size_option(s, op));
     bool explicit_dims = m || n || k;
-    if (shapes.empty()) {
+    if (shapes.empty() && corpus.empty()) {
       if (explicit_dims && !(m && n && (k || op == Op::gemv)))
         throw UsageError(op == Op::gemm ? "give --size, or all of --m, --n and --k" : "give --size, or both --m and --n");
       if (explicit_dims)

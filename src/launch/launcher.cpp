@@ -146,7 +146,7 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
 }
 
 LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b, const float* cptr,
-                                bool shared_buffers) {
+                                bool shared_buffers, bool whole_alignment) {
   if (!device_) {
     int dev = 0;
     GEMMLAB_CUDA(cudaGetDevice(&dev));
@@ -162,7 +162,8 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.swap_operands = swapped(p);
   Problem c = canonical(p);
   auto g = family_.geometry(values_, c);
-  const Variant var = variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr);
+  Variant var = variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr);
+  if (whole_alignment && !(var.a_vec && var.b_vec && var.c_vec)) var.a_vec = var.b_vec = var.c_vec = false;
   const Loaded& k = load(var, g);
   last_ = &k;
   plan.kernel = k.kernel;

@@ -86,7 +86,10 @@ class FamilyLauncher {
   // configuration does not fit this GPU. With shared_buffers, the plan's workspace and counters
   // are the launcher's own (grown as needed: one call at a time); without, they are left null
   // for the caller to provide (sizes in the plan).
-  LaunchPlan plan(const Problem& p, const float* a, const float* b, const float* c, bool shared_buffers = true);
+  // With `whole_alignment`, a call whose operands are not all 16-byte aligned runs the variant for
+  // none aligned (the one built ahead of time) instead of compiling its own mix.
+  LaunchPlan plan(const Problem& p, const float* a, const float* b, const float* c, bool shared_buffers = true,
+                  bool whole_alignment = false);
   // Registers, shared memory, spills, occupancy of the latest planned variant.
   nlohmann::json details() const;
 

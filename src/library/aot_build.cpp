@@ -1,8 +1,10 @@
-// Build step: compiles the kernels of the library's built-in table for the given architectures
+// Build step: compiles the kernels of the library's built-in table and every configuration its
+// dispatcher can pick (src/library/dispatch.cpp) for the given architectures
 // with NVRTC, so that the library's first call needs no run-time compiler. Writes BLOB (the
 // binaries, back to back) and CPP (the index and aot_binary(), which includes BLOB by .incbin).
 //   gemmlab_aot_build BLOB CPP sm_90 [sm_XX...]
 #include <atomic>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -13,6 +15,7 @@
 #include "gemmlab/compile.hpp"
 #include "gemmlab/family.hpp"
 #include "gemmlab/tuning.hpp"
+#include "library/dispatch.hpp"
 
 using namespace gemmlab;
 
@@ -40,19 +43,25 @@ int main(int argc, char** argv) {
   }
   std::vector<CompileRequest> requests;
   std::set<std::string> keys;
-  for (int ai = 3; ai < argc; ++ai)
-    for (auto& e : builtin_table().entries()) {
-      auto* f = find_family(e.family);
+  for (int ai = 3; ai < argc; ++ai) {
+    // The built-in table's entries and every configuration the dispatcher can pick on this arch.
+    std::vector<std::pair<std::string, std::string>> configs;
+    for (auto& e : builtin_table().entries()) configs.emplace_back(e.family, e.params);
+    for (auto& c : dispatch_configurations(std::atoi(argv[ai] + 3))) configs.push_back(c);
+    for (auto& [family, params] : configs) {
+      auto* f = find_family(family);
       if (!f) {
-        std::fprintf(stderr, "gemmlab_aot_build: unknown family %s in the built-in table\n", e.family.c_str());
+        std::fprintf(stderr, "gemmlab_aot_build: unknown family %s in the built-in table\n", family.c_str());
         return 1;
       }
-      auto v = parse_params(*f, e.params);
+      if (f->arch_specific() && f->min_arch() != std::atoi(argv[ai] + 3)) continue;
+      auto v = parse_params(*f, params);
       for (auto& var : variants(*f)) {
         CompileRequest r{f->name(), f->source(), compile_defines(*f, v, var), argv[ai] + std::string(f->arch_specific() ? "a" : "")};
         if (keys.insert(aot_key(r)).second) requests.push_back(std::move(r));
       }
     }
+  }
 
   std::vector<std::string> cubins(requests.size());
   std::vector<std::string> errors(requests.size());

@@ -11,6 +11,7 @@
 #include "gemmlab/family.hpp"
 #include "gemmlab/tuning.hpp"
 #include "launch/launcher.hpp"
+#include "library/dispatch.hpp"
 
 namespace gemmlab {
 
@@ -45,10 +46,45 @@ unsigned alignment_bits(const void* a, const void* b, const void* c) {
   return al(a) | al(b) << 1 | al(c) << 2;
 }
 
-// A plan with its own split-K workspace and arrival counters, so that plans on different streams
-// never share them.
+// A first call may come inside a stream capture (CUDA graphs, PyTorch's among them): global
+// capture mode forbids cudaMalloc on the capturing thread, and a memset on the legacy stream
+// would join the capture. Planning runs in relaxed mode, and zeroing uses a stream of its own
+// that no capture waits on.
+class RelaxedCapture {
+ public:
+  RelaxedCapture() { GEMMLAB_CUDA(cudaThreadExchangeStreamCaptureMode(&old_)); }
+  ~RelaxedCapture() { cudaThreadExchangeStreamCaptureMode(&old_); }
+
+ private:
+  cudaStreamCaptureMode old_ = cudaStreamCaptureModeRelaxed;
+};
+
+void* device_alloc(size_t bytes, const std::string& what) {
+  size_t free = 0, total = 0;
+  GEMMLAB_CUDA(cudaMemGetInfo(&free, &total));
+  if (bytes > free)
+    throw RuntimeError(what + " needs " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB of workspace, " +
+                       std::to_string(free >> 20) + " MiB are free");
+  void* p = nullptr;
+  GEMMLAB_CUDA(cudaMalloc(&p, bytes));
+  return p;
+}
+
+void zero_aside(void* p, size_t bytes) {
+  cudaStream_t s = nullptr;
+  GEMMLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaError_t e = cudaMemsetAsync(p, 0, bytes, s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+  cudaStreamDestroy(s);
+  GEMMLAB_CUDA(e);
+}
+
+// A plan with its own workspace (split-K partial sums and arrival counters, packed operands), so
+// that plans on different streams never share them. A vector route's plan is a GEMV plan whose
+// matrix may be the call's B: `swap` says the call's pointers trade places.
 struct OwnedPlan {
   LaunchPlan plan;
+  bool swap = false;
   float* workspace = nullptr;
   unsigned* counters = nullptr;
   float* packed = nullptr;
@@ -57,6 +93,14 @@ struct OwnedPlan {
     cudaFree(counters);
     cudaFree(packed);
   }
+};
+
+// What runs a call: the choice, and the problem its family plans (the call's, or a vector
+// route's GEMV).
+struct Decision {
+  Choice choice;
+  Route route = Route::gemm;
+  Problem problem;
 };
 
 class Library {
@@ -71,44 +115,48 @@ class Library {
   template <class MakeProblem>
   void run(const PlanKey& key, MakeProblem make, const float* a, const float* b, float* c, float alpha, float beta,
            cudaStream_t stream) {
-    const LaunchPlan* plan = nullptr;
+    const OwnedPlan* plan = nullptr;
     {
       std::lock_guard lock(mu_);
       auto it = plans_.find(key);
       if (it == plans_.end()) it = plans_.emplace(key, make_plan(key.device, make(), key.math, a, b, c)).first;
-      plan = &it->second->plan;
+      plan = it->second.get();
     }
-    launch(*plan, a, b, c, alpha, beta, stream);
+    launch(plan->plan, plan->swap ? b : a, plan->swap ? a : b, c, alpha, beta, stream);
   }
 
   Choice choose(int device, const Problem& p, MathMode math) {
     std::lock_guard lock(mu_);
-    return choice(device, p, math);
+    return decide(device, p, math).choice;
   }
 
  private:
-  Choice choice(int device, const Problem& p, MathMode math) {
-    auto& dev = device_info(device);
-    if (p.op == Op::gemm && math != MathMode::strict_fp32 && dev.arch() >= 80) {
-      // The tensor-core families at the configurations measured best on an H100 (results/h100/
-      // tf32x3.json): 3x at its accurate defaults (128x256 tiles, about 1.1x the speed of 128x128
-      // ones when both fill their waves), or 128x128 tiles where those fill the last wave better
-      // (1024³: 38.8 against 25.8 TFLOP/s; 2049³: 65.2 against 53.6); 1x with the widest tile.
-      const bool hopper = dev.arch() == 90;
-      const char* family = hopper ? "wgmma" : "tf32";
-      auto filled = [&](long long bm, long long bn) {  // the share of the last wave's SMs with a tile
-        const long long tiles = ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn), sms = dev.sms;
-        return double(tiles) / double((tiles + sms - 1) / sms * sms);
-      };
-      std::string params = !hopper                  ? (math == MathMode::tf32 ? "mode=1x" : "mode=3x")
-                           : math == MathMode::tf32 ? "mode=1x,tile=128x256x32,accum=tc,stages=4"
-                           : 1.1 * filled(128, 256) >= filled(128, 128)
-                               ? "mode=3x"
-                               : "mode=3x,tile=128x128x32,stages=3,slices=1";
-      auto& f = *find_family(family);
-      auto l = format_params(f, parse_params(f, params));
-      if (launcher(f, l).unsupported(p).empty()) return {family, l, "defaults for " + to_string(math)};
+  const GpuModel& model(int device) {
+    auto it = models_.find(device);
+    if (it == models_.end()) it = models_.emplace(device, GpuModel::of(device_info(device))).first;
+    return it->second;
+  }
+
+  Decision decide(int device, const Problem& p, MathMode math) {
+    if (p.op == Op::gemv) return {table_choice(device, p, "a GEMV call"), Route::gemm, p};
+    const Problem c = canonical(p);
+    auto d = dispatch(model(device), c, math);
+    if (d.route != Route::gemm) {
+      Problem g = vector_problem(c, d.route);
+      auto ch = table_choice(device, g, d.why);
+      return {ch, d.route, g};
     }
+    if (math == MathMode::strict_fp32)
+      if (auto ch = table_choice(device, p, "measured for this shape class", /*exact=*/true); !ch.family.empty())
+        return {ch, Route::gemm, p};
+    Choice ch{d.family, d.params, "model", d.why, d.workspace_bytes, d.predicted_us};
+    return {ch, Route::gemm, p};
+  }
+
+  // The measured choice for a problem: the tuning database, then the built-in table (with
+  // `exact`, only an entry of the problem's own shape class, else nothing), then the defaults.
+  Choice table_choice(int device, const Problem& p, const std::string& why, bool exact = false) {
+    auto& dev = device_info(device);
     auto arch = arch_name(dev.cc_major, dev.cc_minor);
     if (!db_) {
       db_ = TuningDb::load(default_tuning_db());
@@ -120,30 +168,43 @@ class Library {
       auto* f = find_family(e->family);
       return f && f->op() == p.op && accepts(*f, e->params) && launcher(*f, e->params).unsupported(p).empty();
     };
-    if (auto* e = db_->best(dev.name, arch, "", p); usable(e)) return {e->family, e->params, "tuning database"};
-    if (auto* e = builtin_table().best(dev.name, arch, "", p); usable(e)) return {e->family, e->params, "built-in table"};
+    auto made = [&](const std::string& family, const std::string& params, const std::string& source) {
+      auto& f = *find_family(family);
+      Choice ch{family, params, source, why};
+      ch.workspace_bytes = launcher(f, params).workspace_bytes(p);
+      return ch;
+    };
+    if (auto* e = db_->best(dev.name, arch, "", p, exact); usable(e)) return made(e->family, e->params, "tuning database");
+    if (auto* e = builtin_table().best(dev.name, arch, "", p, exact); usable(e))
+      return made(e->family, e->params, "built-in table");
+    if (exact) return {};
     std::string family = p.op == Op::gemm ? "warptiled" : op_a_strides(p).col == 1 ? "gemv-block" : "gemv-columns";
-    return {family, format_params(*find_family(family), parse_params(*find_family(family), "")), "defaults"};
+    return made(family, format_params(*find_family(family), parse_params(*find_family(family), "")), "defaults");
   }
 
   std::unique_ptr<OwnedPlan> make_plan(int device, const Problem& p, MathMode math, const float* a, const float* b,
                                        const float* c) {
-    auto ch = choice(device, p, math);
-    auto& l = launcher(*find_family(ch.family), ch.params);
+    RelaxedCapture relaxed;
+    auto d = decide(device, p, math);
+    auto& l = launcher(*find_family(d.choice.family), d.choice.params);
     auto owned = std::make_unique<OwnedPlan>();
-    owned->plan = l.plan(p, a, b, c, /*shared_buffers=*/false);
+    // The vector routes' operands in the GEMV's order: the matrix, then the vector. (A GEMM plan trades a column-major call's operands itself.)
+    owned->swap = d.route != Route::gemm && swapped(p) != (d.route == Route::gemv_m);
+    owned->plan = l.plan(d.problem, owned->swap ? b : a, owned->swap ? a : b, c, /*shared_buffers=*/false,
+                         /*whole_alignment=*/true);
     auto& plan = owned->plan;
+    const std::string what = "sgemm " + describe(p);
     if (plan.workspace_floats) {
-      GEMMLAB_CUDA(cudaMalloc(&owned->workspace, plan.workspace_floats * sizeof(float)));
+      owned->workspace = static_cast<float*>(device_alloc(plan.workspace_floats * sizeof(float), what));
       plan.args.workspace = owned->workspace;
     }
     if (plan.counter_count) {
-      GEMMLAB_CUDA(cudaMalloc(&owned->counters, plan.counter_count * sizeof(unsigned)));
-      GEMMLAB_CUDA(cudaMemset(owned->counters, 0, plan.counter_count * sizeof(unsigned)));
+      owned->counters = static_cast<unsigned*>(device_alloc(plan.counter_count * sizeof(unsigned), what));
+      zero_aside(owned->counters, plan.counter_count * sizeof(unsigned));
       plan.args.counters = owned->counters;
     }
     if (size_t floats = plan.packed.floats()) {
-      GEMMLAB_CUDA(cudaMalloc(&owned->packed, floats * sizeof(float)));
+      owned->packed = static_cast<float*>(device_alloc(floats * sizeof(float), what));
       bind_packed(plan, owned->packed);
     }
     return owned;
@@ -169,6 +230,7 @@ class Library {
   std::unordered_map<PlanKey, std::unique_ptr<OwnedPlan>, PlanKeyHash> plans_;
   std::map<std::string, std::unique_ptr<FamilyLauncher>> launchers_;
   std::map<int, DeviceInfo> devices_;
+  std::map<int, GpuModel> models_;
   std::optional<TuningDb> db_;
 };
 
@@ -212,18 +274,26 @@ void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, in
 
 void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
            int64_t incx, float beta, float* y, int64_t incy, cudaStream_t stream) {
-  if (incx != 1 || incy != 1) throw UsageError("sgemv: only unit increments (incx = incy = 1) are supported");
+  if (incx < 1 || incy < 1)
+    throw UsageError("sgemv: increments must be at least 1 (incx = " + std::to_string(incx) +
+                     ", incy = " + std::to_string(incy) + ")");
   if (m == 0 || n == 0) return;
   if (!a || !x || !y) throw UsageError("sgemv: A, x and y must not be null");
-  PlanKey key{current_device(), Op::gemv, layout, trans, Trans::no, m, n, 1, lda, 0, 0, alignment_bits(a, x, y),
+  PlanKey key{current_device(), Op::gemv, layout, trans, Trans::no, m, n, 1, lda, incx, incy, alignment_bits(a, x, y),
               stream, MathMode::strict_fp32};
   Library::get().run(
       key,
       [&] {
         if (lda <= 0) throw UsageError("sgemv: the leading dimension must be positive");
-        Problem p = Problem::gemv(m, n, layout, trans);
+        // A column-major A is the row-major Aᵀ, transposed the other way: one form, whose x and y
+        // are the one-column B and C with the increments as their leading dimensions.
+        const bool col = layout == Layout::col_major;
+        const Trans t = col ? (trans == Trans::no ? Trans::yes : Trans::no) : trans;
+        Problem p = Problem::gemv(col ? n : m, col ? m : n, Layout::row_major, t);
         p.lda = lda;
-        return normalized(p);
+        p = normalized(p);
+        p.ldb = incx, p.ldc = incy;
+        return p;
       },
       a, x, y, alpha, beta, stream);
 }

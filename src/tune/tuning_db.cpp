@@ -128,7 +128,7 @@ void TuningDb::put(const TuningEntry& e) {
 }
 
 const TuningEntry* TuningDb::best(const std::string& gpu, const std::string& arch, const std::string& family,
-                                  const Problem& p) const {
+                                  const Problem& p, bool exact) const {
   auto want = parse_class(shape_class(p));
   const TuningEntry* out = nullptr;
   double best_d = std::numeric_limits<double>::infinity();
@@ -136,7 +136,7 @@ const TuningEntry* TuningDb::best(const std::string& gpu, const std::string& arc
     if (e.arch != arch || (!e.gpu.empty() && e.gpu != gpu) || (!family.empty() && e.family != family)) continue;
     double d = distance(want, parse_class(e.shape_class));
     if (d < best_d || (d == best_d && out && e.gflops > out->gflops)) {
-      if (d == std::numeric_limits<double>::infinity()) continue;
+      if (d == std::numeric_limits<double>::infinity() || (exact && d > 0)) continue;
       best_d = d;
       out = &e;
     }

@@ -66,6 +66,27 @@ __device__ inline void store_c(const GemmArgs& g, long long i, long long j, floa
   *c = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * *c;
 }
 
+// C(i, j) summed as cuBLAS SGEMM sums it: FP32 fused multiply-adds over k, from the caller's
+// operands. NaN absorbs every later term, so the loop ends there.
+__device__ inline float fp32_dot(const GemmArgs& g, long long i, long long j) {
+  float acc = 0.0f;
+  for (long long k = 0; k < g.k && acc == acc; ++k)
+    acc = fmaf(g.a[i * g.a_row + k * g.a_col], g.b[k * g.b_row + j * g.b_col], acc);
+  return acc;
+}
+
+// The epilogue of a split product (3xTF32): an infinite input splits into Inf and a remainder of
+// Inf − Inf = NaN, and its products with the other operand's parts can add +Inf to −Inf where the
+// plain product is Inf. Only a sum that is not finite can differ from FP32's in kind: that element
+// is summed again in FP32 (never on finite data: one compare per element), so Inf, −Inf and NaN
+// come out where, and as, cuBLAS SGEMM gives them. PRODUCTS: 3 for 3xTF32, 1 (a plain store) for
+// one product, whose non-finite results already are FP32's.
+template <int PRODUCTS>
+__device__ inline void store_c_split(const GemmArgs& g, long long i, long long j, float acc) {
+  if (i >= g.m || j >= g.n) return;
+  store_c(g, i, j, PRODUCTS != 3 || isfinite(acc) ? acc : fp32_dot(g, i, j));
+}
+
 // Four consecutive columns of one row: one 16-byte access when aligned (vec) and inside C.
 __device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC) {
   if (i >= g.m) return;

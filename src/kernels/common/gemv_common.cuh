@@ -1,6 +1,7 @@
 // Device building blocks of the GEMV families: y = alpha·op(A)·x + beta·y in GemmArgs form,
 // m outputs and a reduction of length k; element (i, p) of op(A) is a[i*a_row + p*a_col]. x and
-// y have unit increments (the problem refuses others), so x[p] and y[i] are read directly.
+// y are the one-column B and C, so their increments are b_row and c_row (1 for a BLAS GEMV with
+// unit increments; the library's route of an SGEMM with M = 1 or N = 1 may have others).
 #pragma once
 #include "gemm_args.h"
 
@@ -8,8 +9,10 @@ __device__ __forceinline__ float a_at(const GemmArgs& g, long long i, long long 
   return g.a[i * g.a_row + p * g.a_col];
 }
 
+__device__ __forceinline__ float x_at(const GemmArgs& g, long long p) { return g.b[p * g.b_row]; }
+
 __device__ __forceinline__ void store_y(const GemmArgs& g, long long i, float acc) {
-  float* y = g.c + i;
+  float* y = g.c + i * g.c_row;
   // beta = 0 must not read y: it may hold NaN.
   *y = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * *y;
 }
@@ -71,7 +74,12 @@ __device__ __forceinline__ float dot_body(const float4* row4, const float* x, lo
 // first elements peeled off so that the rest is read with 16-byte loads; x is then read at the
 // same offsets, which are 16-byte aligned only if x and the row are equally misaligned.
 template <int NLANES, int NUNROLL>
-__device__ __forceinline__ float dot_row(const float* row, const float* x, long long k, int lane) {
+__device__ __forceinline__ float dot_row(const float* row, const float* x, long long k, int lane, long long incx = 1) {
+  if (incx != 1) {  // a strided x has no wide loads: the row keeps its coalesced 4-byte ones
+    float acc = 0.0f;
+    for (long long p = lane; p < k; p += NLANES) acc = fmaf(__ldcs(row + p), __ldg(x + p * incx), acc);
+    return acc;
+  }
   const int misaligned = int((reinterpret_cast<unsigned long long>(row) >> 2) & 3);
   const long long head = misaligned ? (4 - misaligned < k ? 4 - misaligned : k) : 0;
   float acc = 0.0f;

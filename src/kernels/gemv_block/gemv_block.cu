@@ -7,7 +7,7 @@
 extern "C" __global__ void __launch_bounds__(THREADS) gemv_block(GemmArgs g) {
   __shared__ float scratch[32];
   const long long i = blockIdx.x;
-  float acc = dot_row<THREADS, UNROLL>(g.a + i * g.a_row, g.b, g.k, threadIdx.x);
+  float acc = dot_row<THREADS, UNROLL>(g.a + i * g.a_row, g.b, g.k, threadIdx.x, g.b_row);
   acc = block_sum<THREADS>(acc, scratch);
   if (threadIdx.x == 0) store_y(g, i, acc);
 }

@@ -37,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
   // Unrolled, the loads of several reduction steps are issued before their FMAs need them.
 #pragma unroll UNROLL
   for (long long p = p_first + threadIdx.y; p < p_last; p += TY) {
-    const float xp = __ldg(g.b + p);
+    const float xp = __ldg(g.b + p * g.b_row);
     const float* col = g.a + p * g.a_col;
 #pragma unroll
     for (int v = 0; v < kGroups; ++v) {

@@ -12,7 +12,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemv_naive(GemmArgs g) {
   const long long first = t * per_thread, last = first + per_thread < g.m ? first + per_thread : g.m;
   for (long long i = first; i < last; ++i) {
     float acc = 0.0f;
-    for (long long p = 0; p < g.k; ++p) acc = fmaf(a_at(g, i, p), g.b[p], acc);
+    for (long long p = 0; p < g.k; ++p) acc = fmaf(a_at(g, i, p), x_at(g, p), acc);
     store_y(g, i, acc);
   }
 }

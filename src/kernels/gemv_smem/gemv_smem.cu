@@ -13,7 +13,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemv_smem(GemmArgs g) {
     const long long len = g.k - p0 < chunk ? g.k - p0 : chunk;
     // The barrier before the load keeps the previous tile until every thread has used it.
     __syncthreads();
-    for (long long p = threadIdx.x; p < len; p += THREADS) xs[p] = g.b[p0 + p];
+    for (long long p = threadIdx.x; p < len; p += THREADS) xs[p] = x_at(g, p0 + p);
     __syncthreads();
     if (i < g.m)
       for (long long p = 0; p < len; ++p) acc = fmaf(a_at(g, i, p0 + p), xs[p], acc);

@@ -23,9 +23,9 @@ extern "C" __global__ void GEMV_BOUNDS gemv_unrolled(GemmArgs g) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) a[u] = a_at(g, i, p + u);
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) acc[u] = fmaf(a[u], g.b[p + u], acc[u]);
+    for (int u = 0; u < UNROLL; ++u) acc[u] = fmaf(a[u], x_at(g, p + u), acc[u]);
   }
-  for (; p < g.k; ++p) acc[0] = fmaf(a_at(g, i, p), g.b[p], acc[0]);
+  for (; p < g.k; ++p) acc[0] = fmaf(a_at(g, i, p), x_at(g, p), acc[0]);
   float sum = 0.0f;
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) sum += acc[u];

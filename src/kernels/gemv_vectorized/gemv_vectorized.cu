@@ -10,7 +10,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32) gemv_vectorized(GemmArg
   const int group = (threadIdx.x & 31) / kLanes, lane = threadIdx.x % kLanes;
   const long long i = ((long long)blockIdx.x * WARPS + (threadIdx.x >> 5)) * ROWS + group;
   // Lanes past the last row still join the shuffles (full-warp masks), with a zero sum.
-  float acc = i < g.m ? dot_row<kLanes, UNROLL>(g.a + i * g.a_row, g.b, g.k, lane) : 0.0f;
+  float acc = i < g.m ? dot_row<kLanes, UNROLL>(g.a + i * g.a_row, g.b, g.k, lane, g.b_row) : 0.0f;
   acc = group_sum<kLanes>(acc);
   if (lane == 0 && i < g.m) store_y(g, i, acc);
 }

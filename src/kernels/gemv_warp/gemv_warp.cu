@@ -8,7 +8,7 @@ extern "C" __global__ void __launch_bounds__(WARPS * 32) gemv_warp(GemmArgs g) {
   const int lane = threadIdx.x & 31;
   if (i >= g.m) return;  // whole warps leave together: the shuffles below see full warps
   float acc = 0.0f;
-  for (long long p = lane; p < g.k; p += 32) acc = fmaf(a_at(g, i, p), g.b[p], acc);
+  for (long long p = lane; p < g.k; p += 32) acc = fmaf(a_at(g, i, p), x_at(g, p), acc);
   acc = group_sum(acc);
   if (lane == 0) store_y(g, i, acc);
 }

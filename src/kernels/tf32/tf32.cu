@@ -129,9 +129,9 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_tf32(GemmArgs g) {
 #pragma unroll
     for (int j = 0; j < NTL; ++j) {
       const long long r = m0 + wm + i * 16 + gid, c = n0 + wn + j * 8 + 2 * tig;
-      gl::store_c(g, r, c, acc[i][j][0]);
-      gl::store_c(g, r, c + 1, acc[i][j][1]);
-      gl::store_c(g, r + 8, c, acc[i][j][2]);
-      gl::store_c(g, r + 8, c + 1, acc[i][j][3]);
+      gl::store_c_split<MODE>(g, r, c, acc[i][j][0]);
+      gl::store_c_split<MODE>(g, r, c + 1, acc[i][j][1]);
+      gl::store_c_split<MODE>(g, r + 8, c, acc[i][j][2]);
+      gl::store_c_split<MODE>(g, r + 8, c + 1, acc[i][j][3]);
     }
 }

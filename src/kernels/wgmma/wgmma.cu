@@ -295,10 +295,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const long long c = tn * BN + j * 8 + 2 * (lane % 4);
-          gl::store_c(g, r, c, acc[i][4 * j]);
-          gl::store_c(g, r, c + 1, acc[i][4 * j + 1]);
-          gl::store_c(g, r + 8, c, acc[i][4 * j + 2]);
-          gl::store_c(g, r + 8, c + 1, acc[i][4 * j + 3]);
+          gl::store_c_split<MODE>(g, r, c, acc[i][4 * j]);
+          gl::store_c_split<MODE>(g, r, c + 1, acc[i][4 * j + 1]);
+          gl::store_c_split<MODE>(g, r + 8, c, acc[i][4 * j + 2]);
+          gl::store_c_split<MODE>(g, r + 8, c + 1, acc[i][4 * j + 3]);
         }
       }
     }

@@ -1,0 +1,302 @@
+#include "library/dispatch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+#include "gemmlab/error.hpp"
+#include "gemmlab/family.hpp"
+
+namespace gemmlab {
+
+namespace {
+
+// A kernel after its launch returns: the gap before the next kernel of the stream starts.
+constexpr double kLaunchUs = 2.0;
+
+// A candidate configuration and what the model needs of it: its registers per thread (ptxas, on
+// the H100) and the fraction of the GPU's FP32 rate it reaches when every SM is busy with it.
+struct Candidate {
+  const char* family;
+  const char* params;
+  int regs;
+  double rate;  // x the FP32 FFMA rate, at full occupancy on a large problem
+  enum Kind { simt, tensor } kind;
+};
+
+// SIMT: warptiled tiles from wide (large products) to narrow (M or N up to 32, or 16). Rates of
+// the first three: their best measurements at 4096 and 8192 in results/h100/sgemm-families.json
+// (45.7, 41.3 and 34.4 TFLOP/s of 64.3); the narrow tiles': perf-log 17 (predicted, then measured).
+const Candidate kSimt[] = {
+    {"warptiled", "tile=128x256x16,warp=64x64,vpt=8x16,stages=2", 255, 0.71, Candidate::simt},
+    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", 191, 0.66, Candidate::simt},
+    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", 147, 0.53, Candidate::simt},
+    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt},
+    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45, Candidate::simt},
+    {"warptiled", "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", 80, 0.30, Candidate::simt},
+    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4", 80, 0.30, Candidate::simt},
+};
+// Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
+const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
+
+// Tensor cores on 9.0 (wgmma: persistent, one block per SM). Rates from results/h100/tf32x3.json:
+// 3x 126.4 TFLOP/s at 8192³ with 128x256 tiles, 117 with 128x128; 1x about 344.
+const Candidate kWgmma3x[] = {
+    {"wgmma", "mode=3x", 0, 1.96, Candidate::tensor},
+    {"wgmma", "mode=3x,tile=128x128x32,stages=3,slices=1", 0, 1.80, Candidate::tensor},
+};
+const Candidate kWgmma1x[] = {{"wgmma", "mode=1x,tile=128x256x32,accum=tc,stages=4", 0, 5.3, Candidate::tensor}};
+// On 8.x, the mma.sync family (measured on the H100 only: 43.2 and 94.0 TFLOP/s at 4096³).
+const Candidate kTf32_3x[] = {{"tf32", "mode=3x", 128, 0.67, Candidate::simt}};
+const Candidate kTf32_1x[] = {{"tf32", "mode=1x", 128, 1.46, Candidate::simt}};
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// Blocks of this kernel an SM holds at once: shared memory, registers, threads.
+int blocks_per_sm(const GpuModel& gpu, int threads, int regs, size_t smem) {
+  const int regs_per_thread = (std::max(regs, 16) + 7) / 8 * 8;
+  using ll = long long;
+  ll by_smem = smem ? ll(gpu.smem_per_sm) / ll(smem + 1024) : 32;
+  ll by_regs = gpu.regs_per_sm / (ll(threads) * regs_per_thread);
+  ll by_threads = gpu.max_threads_per_sm / threads;
+  return int(std::max(1ll, std::min({by_smem, by_regs, by_threads, 32ll})));
+}
+
+struct Estimate {
+  double us = INFINITY;
+  int splits = 1;
+  size_t workspace = 0;
+  double waves = 0;
+};
+
+// A tiled kernel of blocks BM x BN x BK, K split `s` ways (partial sums then a reduce kernel):
+// the busiest SM runs ceil(blocks / slots) waves of tiles; the memory floor is the inputs read
+// once and the outputs (or partial sums) written.
+Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v,
+                    const LaunchGeometry& g, int s) {
+  auto& t = v.at("tile");
+  const long long bm = t[0], bn = t[1], bk = t[2];
+  const int threads = int(g.block.x * g.block.y * g.block.z);
+  const int occ = blocks_per_sm(gpu, threads, c.regs, g.shared_bytes);
+  const double tiles = double(ceil_div(p.m, bm) * ceil_div(p.n, bn)), blocks = tiles * s;
+  const double kper = double(ceil_div(ceil_div(p.k, s), bk) * bk);
+  const double slots = double(gpu.sms) * occ;
+  Estimate e;
+  e.splits = s;
+  e.waves = blocks / slots;
+  const double sm_rate = c.rate * gpu.fp32_tflops * 1e12 / gpu.sms;  // FLOP/s of one busy SM
+  const double t_wave = 2.0 * bm * bn * kper * occ / sm_rate;
+  const double t_compute = std::ceil(blocks / slots) * t_wave;
+  const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
+  const double beta_reads = p.beta != 0.0f ? 1 : 0;
+  const double out_bytes = s > 1 ? 4.0 * mn * s : 4.0 * mn * (1 + beta_reads);
+  const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / bw;
+  double us = std::max(t_compute, t_mem) * 1e6;
+  if (s > 1) {
+    us += 4.0 * mn * (s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
+    e.workspace = size_t(4.0 * mn * s);
+  }
+  e.us = us;
+  return e;
+}
+
+// The persistent wgmma kernel (one block per SM walking BM x BN tiles) after its pre-pass, which
+// reads op(A) and op(B) and writes their K-major TF32 planes (1x reads K-major operands in place).
+Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v) {
+  auto& t = v.at("tile");
+  const long long bm = t[0], bn = t[1];
+  const bool three = v.at("mode")[0] == 0;
+  const int planes = three ? 2 : 1;
+  const double kp = double(ceil_div(p.k, 32) * 32);
+  const double tiles = double(ceil_div(p.m, bm) * ceil_div(p.n, bn));
+  const double sm_rate = c.rate * gpu.fp32_tflops * 1e12 / gpu.sms;
+  const double t_compute = std::ceil(tiles / gpu.sms) * 2.0 * bm * bn * kp / sm_rate;
+  // In place (1x): A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
+  const bool a_packed = three || p.trans_a == Trans::yes || p.lda % 4;
+  const bool b_packed = three || p.trans_b == Trans::no || p.ldb % 4;
+  const double rows_packed = double(a_packed ? p.m : 0) + double(b_packed ? p.n : 0);
+  const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
+  const double t_pack = rows_packed * (4.0 * p.k + 4.0 * planes * kp) / bw;
+  const double t_mem = (4.0 * planes * double(p.m + p.n) * kp + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
+  Estimate e;
+  e.waves = tiles / gpu.sms;
+  e.us = (std::max(t_compute, t_mem) + t_pack) * 1e6 + kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
+  e.workspace = size_t(4.0 * planes * rows_packed * kp);
+  return e;
+}
+
+struct Parsed {
+  const Candidate* c;
+  const KernelFamily* f;
+  ParamValues v;
+};
+
+const std::vector<Parsed>& parsed(const Candidate* first, size_t n) {
+  // One parse per candidate list, kept: dispatch runs once per new shape, on the host.
+  static std::map<const Candidate*, std::vector<Parsed>> cache;
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  auto it = cache.find(first);
+  if (it != cache.end()) return it->second;
+  std::vector<Parsed> out;
+  for (size_t i = 0; i < n; ++i) {
+    auto* f = find_family(first[i].family);
+    out.push_back({&first[i], f, parse_params(*f, first[i].params)});
+  }
+  return cache.emplace(first, std::move(out)).first->second;
+}
+
+template <size_t N>
+const std::vector<Parsed>& parsed(const Candidate (&list)[N]) {
+  return parsed(list, N);
+}
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+}  // namespace
+
+GpuModel GpuModel::of(const DeviceInfo& d) {
+  GpuModel g;
+  g.name = d.name;
+  g.arch = d.arch();
+  g.sms = d.sms;
+  const double peak = d.peak_fp32_tflops();
+  g.fp32_tflops = peak > 0 ? peak * (64.3 / 66.9) : 0.5 * d.sms;  // unknown lanes: a guess that keeps ratios
+  g.dram_gbps = d.peak_dram_gbps() > 0 ? d.peak_dram_gbps() * (3015.0 / 3352.0) : 1000.0;
+  g.memory_bytes = d.global_mem_bytes;
+  g.smem_per_sm = d.smem_per_sm;
+  g.regs_per_sm = d.regs_per_sm > 0 ? d.regs_per_sm : 65536;
+  g.max_threads_per_sm = d.max_threads_per_sm > 0 ? d.max_threads_per_sm : 2048;
+  return g;
+}
+
+GpuModel GpuModel::h100() {
+  return {"NVIDIA H100 80GB HBM3", 90, 132, 64.3, 3015, size_t(79) << 30, 233472, 65536, 2048};
+}
+
+GpuModel GpuModel::a100() {
+  // 108 SMs, 19.5 TFLOP/s FP32 peak, 1555 GB/s, 164 KB of shared memory per SM.
+  return {"NVIDIA A100-SXM4-40GB", 80, 108, 19.5 * (64.3 / 66.9), 1555 * (3015.0 / 3352.0), size_t(40) << 30, 167936,
+          65536, 2048};
+}
+
+std::string to_string(Route r) {
+  switch (r) {
+    case Route::gemm: return "gemm";
+    case Route::gemv_n: return "gemv (N = 1)";
+    case Route::gemv_m: return "gemv (M = 1)";
+  }
+  return "?";
+}
+
+Problem vector_problem(const Problem& c, Route r) {
+  Strides mat;
+  int64_t x_inc, y_inc;
+  Problem g;
+  g.op = Op::gemv;
+  g.layout = Layout::row_major;
+  g.n = 1;
+  g.k = c.k;
+  g.alpha = c.alpha, g.beta = c.beta;
+  if (r == Route::gemv_n) {
+    mat = op_a_strides(c);
+    g.m = c.m;
+    x_inc = op_b_strides(c).row;
+    y_inc = c_strides(c).row;
+  } else {
+    auto sb = op_b_strides(c);
+    mat = {sb.col, sb.row};  // op(B)ᵀ
+    g.m = c.n;
+    x_inc = op_a_strides(c).col;
+    y_inc = c_strides(c).col;
+  }
+  if (mat.col == 1) {  // rows contiguous: a row-major A
+    g.trans_a = Trans::no;
+    g.lda = std::max(mat.row, g.k);  // a single row's stride is never used
+  } else {  // columns contiguous: the transpose of a row-major K x M matrix
+    g.trans_a = Trans::yes;
+    g.lda = mat.col;
+  }
+  g.ldb = x_inc;
+  g.ldc = y_inc;
+  return g;
+}
+
+Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math) {
+  Dispatch d;
+  if (p.n == 1 || p.m == 1) {
+    d.route = p.n == 1 ? Route::gemv_n : Route::gemv_m;
+    d.why = to_string(d.route) + ": a matrix-vector product, bound by reading the matrix once";
+    return d;
+  }
+  const size_t split_cap = std::min(kMaxSplitWorkspace, gpu.memory_bytes / 16);
+  const size_t pack_cap = gpu.memory_bytes / 4;
+  std::vector<const std::vector<Parsed>*> lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld)};
+  const bool tensor = gpu.arch >= 80 && math != MathMode::strict_fp32;
+  if (tensor && gpu.arch == 90) lists.push_back(math == MathMode::tf32 ? &parsed(kWgmma1x) : &parsed(kWgmma3x));
+  if (tensor && gpu.arch != 90) lists.push_back(math == MathMode::tf32 ? &parsed(kTf32_1x) : &parsed(kTf32_3x));
+
+  const Parsed* best = nullptr;
+  Estimate best_e;
+  for (auto* list : lists)
+    for (auto& c : *list) {
+      if (!c.f->unsupported(c.v, p).empty()) continue;
+      Estimate e;
+      if (c.f->packing(c.v).planes > 0) {
+        e = wgmma_time(gpu, p, *c.c, c.v);
+        if (e.workspace > pack_cap) continue;
+      } else {
+        const auto g = c.f->geometry(c.v, p);
+        const bool splits = c.v.count("splitk") > 0;
+        const long long bk = c.v.count("tile") ? c.v.at("tile")[2] : 1;
+        for (int s = 1; s <= (splits ? 64 : 1); ++s) {
+          // Each slice keeps at least four K tiles: shorter ones are mostly prologue.
+          if (s > 1 && ceil_div(p.k, s) < 4 * bk) break;
+          auto x = tiled_time(gpu, p, *c.c, c.v, g, s);
+          if (x.workspace > split_cap) break;
+          if (x.us < e.us) e = x;
+        }
+      }
+      if (e.us < best_e.us) best = &c, best_e = e;
+    }
+  if (!best) throw UsageError("no kernel of the library takes " + describe(p));
+  ParamValues v = best->v;
+  if (v.count("splitk")) v["splitk"] = {best_e.splits};
+  d.family = best->f->name();
+  d.params = format_params(*best->f, v);
+  d.splits = best_e.splits;
+  d.predicted_us = best_e.us;
+  d.workspace_bytes = best_e.workspace;
+  auto& t = v.at("tile");
+  d.why = "model: " + d.family + " " + std::to_string(t[0]) + "x" + std::to_string(t[1]) + " tiles" +
+          (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") + ", " +
+          fmt("%.2f", best_e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
+          fmt("%.1f", best_e.us) + " us predicted";
+  return d;
+}
+
+std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](const std::vector<Parsed>& list) {
+    for (auto& c : list) {
+      // Split-K is gridDim.z: one binary serves every split.
+      ParamValues v = c.v;
+      if (v.count("splitk")) v["splitk"] = {1};
+      out.emplace_back(c.f->name(), format_params(*c.f, v));
+    }
+  };
+  add(arch >= 80 ? parsed(kSimt) : parsed(kSimtOld));
+  if (arch == 90) add(parsed(kWgmma3x)), add(parsed(kWgmma1x));
+  if (arch >= 80 && arch != 90) add(parsed(kTf32_3x)), add(parsed(kTf32_1x));
+  for (const char* gemv : {"gemv-block", "gemv-columns"})
+    out.emplace_back(gemv, format_params(*find_family(gemv), parse_params(*find_family(gemv), "")));
+  return out;
+}
+
+}  // namespace gemmlab

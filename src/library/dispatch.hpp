@@ -1,0 +1,69 @@
+#pragma once
+// The library's choice of kernel for one call, by shape: a vector product goes to the GEMV
+// families; a matrix product to the candidate configuration (tile, split of K, SIMT or tensor
+// cores) whose modelled time is least on this GPU. The model needs only the GPU's SM count, FP32
+// rate, memory bandwidth and memory size, so it carries to GPUs nobody measured; the measured
+// table (the tuning database, the built-in table) refines it where its class matches exactly.
+// No CUDA call here: the rules are tested on described GPUs.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "gemmlab/device.hpp"
+#include "gemmlab/gemmlab.hpp"
+#include "gemmlab/problem.hpp"
+
+namespace gemmlab {
+
+// What the model knows of a GPU.
+struct GpuModel {
+  std::string name;
+  int arch = 0;  // compute capability x 10
+  int sms = 0;
+  double fp32_tflops = 0;  // sustained FFMA rate
+  double dram_gbps = 0;    // device copy, bytes read + written
+  size_t memory_bytes = 0;
+  size_t smem_per_sm = 0;
+  int regs_per_sm = 65536, max_threads_per_sm = 2048;
+  // From the device's peak figures, at the fractions measured on an H100 (FFMA 64.3 of 66.9
+  // TFLOP/s, copy 3015 of 3352 GB/s).
+  static GpuModel of(const DeviceInfo& d);
+  static GpuModel h100();  // H100 SXM, as queried there
+  static GpuModel a100();  // A100 SXM 40 GB, from its data sheet
+};
+
+// How a call is computed.
+enum class Route {
+  gemm,    // a GEMM family on the problem itself
+  gemv_n,  // N = 1 (of the row-major-C form): y = op(A)·x, a GEMV family
+  gemv_m,  // M = 1: yᵀ = xᵀ·op(B), the GEMV y = op(B)ᵀ·x with the operands trading places
+};
+std::string to_string(Route r);
+
+struct Dispatch {
+  Route route = Route::gemm;
+  std::string family, params;  // params complete (canonical); empty for GEMV routes (the table decides)
+  int splits = 1;
+  double predicted_us = 0;     // the model's time (0 for GEMV routes)
+  size_t workspace_bytes = 0;  // split-K partial sums or packed operands
+  std::string why;             // one line: the route and the reason
+};
+
+// The choice for the row-major-C (canonical) form of a GEMM problem. Always valid for the
+// problem: every candidate it returns supports it.
+Dispatch dispatch(const GpuModel& gpu, const Problem& canonical, MathMode math);
+
+// The GEMV problem of a vector route: op(A) (gemv_n) or op(B)ᵀ (gemv_m) as a row-major A,
+// transposed where its rows are strided, with the vector's and the result's increments as the
+// leading dimensions of the one-column x and y. Not normalized (the lab's GEMV problems have unit
+// increments only); the sizes and strides were checked as the GEMM problem.
+Problem vector_problem(const Problem& canonical, Route r);
+
+// Every (family, params) the dispatcher can pick on this architecture: built ahead of time.
+std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch);
+
+// Workspace bounds: split-K partial sums take at most this much (and a sixteenth of memory);
+// tensor-core packed operands at most a quarter of memory.
+constexpr size_t kMaxSplitWorkspace = size_t(256) << 20;
+
+}  // namespace gemmlab

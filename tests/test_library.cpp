@@ -1,0 +1,223 @@
+// The library's dispatcher and shape corpus, without a GPU: routes, the wave model's choices on an
+// H100-like and an A100-like description, workspace bounds, and the corpus parser.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "gemmlab/corpus.hpp"
+#include "gemmlab/error.hpp"
+#include "gemmlab/family.hpp"
+#include "launch/launcher.hpp"
+#include "library/dispatch.hpp"
+
+using namespace gemmlab;
+
+namespace {
+
+Problem shape(int64_t m, int64_t n, int64_t k, Layout l = Layout::row_major, Trans ta = Trans::no,
+              Trans tb = Trans::no) {
+  Problem p = problem_of_shape(Op::gemm, {m, n, k}, l, ta, tb);
+  return normalized(p);
+}
+
+Dispatch pick(const GpuModel& g, const Problem& p, MathMode m) { return dispatch(g, canonical(p), m); }
+
+std::string tile_of(const Dispatch& d) {
+  auto& f = *find_family(d.family);
+  auto v = parse_params(f, d.params);
+  return format_value(f.params()[0], v.at("tile"));
+}
+
+const MathMode kModes[] = {MathMode::strict_fp32, MathMode::tensor_fp32, MathMode::tf32};
+
+}  // namespace
+
+TEST(Dispatch, VectorsTakeTheGemvRouteInEveryMode) {
+  for (auto& g : {GpuModel::h100(), GpuModel::a100()})
+    for (auto m : kModes) {
+      EXPECT_EQ(pick(g, shape(1, 4096, 4096), m).route, Route::gemv_m);
+      EXPECT_EQ(pick(g, shape(4096, 1, 4096), m).route, Route::gemv_n);
+      EXPECT_EQ(pick(g, shape(1, 1, 100000), m).route, Route::gemv_n);
+      // A column-major C is the row-major Cᵀ: M = 1 there is N = 1 here.
+      EXPECT_EQ(pick(g, shape(1, 4096, 4096, Layout::col_major), m).route, Route::gemv_n);
+      EXPECT_EQ(pick(g, shape(2, 4096, 4096), m).route, Route::gemm);
+    }
+}
+
+// The GEMV problem of a vector route addresses exactly the elements of the GEMM's operands.
+TEST(Dispatch, VectorProblemKeepsEveryStride) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    auto d = [&](int hi) { return int64_t(std::uniform_int_distribution<int>(1, hi)(rng)); };
+    const bool n_route = trial % 2 == 0;
+    Problem p = problem_of_shape(Op::gemm, {n_route ? d(50) : 1, n_route ? 1 : d(50), d(50)},
+                                 trial % 4 < 2 ? Layout::row_major : Layout::col_major,
+                                 rng() % 2 ? Trans::yes : Trans::no, rng() % 2 ? Trans::yes : Trans::no);
+    Problem t = normalized(p);
+    p.lda = stored_a(t).min_ld() + d(5) - 1;
+    p.ldb = stored_b(t).min_ld() + d(5) - 1;
+    p.ldc = stored_c(t).min_ld() + d(5) - 1;
+    const Problem c = canonical(normalized(p));
+    if (c.m != 1 && c.n != 1) continue;
+    const Route r = c.n == 1 ? Route::gemv_n : Route::gemv_m;
+    const Problem g = vector_problem(c, r);
+    ASSERT_EQ(g.op, Op::gemv);
+    ASSERT_EQ(g.k, c.k);
+    auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c), ga = op_a_strides(g);
+    const int64_t rows = r == Route::gemv_n ? c.m : c.n;
+    ASSERT_EQ(g.m, rows);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t k = 0; k < c.k; ++k)
+        ASSERT_EQ(ga.at(i, k), r == Route::gemv_n ? sa.at(i, k) : sb.at(k, i)) << describe(p) << " " << i << "," << k;
+    // x and y: the increments are the one-column B's and C's row strides.
+    auto gb = op_b_strides(g), gc = c_strides(g);
+    for (int64_t k = 0; k < c.k; ++k) ASSERT_EQ(gb.at(k, 0), r == Route::gemv_n ? sb.at(k, 0) : sa.at(0, k));
+    for (int64_t i = 0; i < rows; ++i) ASSERT_EQ(gc.at(i, 0), r == Route::gemv_n ? sc.at(i, 0) : sc.at(0, i));
+  }
+}
+
+TEST(Dispatch, HugeKWithFewTilesSplitsK) {
+  for (auto& g : {GpuModel::h100(), GpuModel::a100()})
+    for (auto m : kModes) {
+      auto d = pick(g, shape(64, 64, 1 << 20), m);
+      EXPECT_EQ(d.family, "warptiled") << to_string(m);
+      EXPECT_GE(d.splits, 16) << d.why;
+      EXPECT_GT(d.workspace_bytes, 0u);
+      EXPECT_LE(d.workspace_bytes, std::min(kMaxSplitWorkspace, g.memory_bytes / 16));
+    }
+}
+
+TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
+  auto g = GpuModel::h100();
+  auto strict = pick(g, shape(8192, 8192, 8192), MathMode::strict_fp32);
+  EXPECT_EQ(strict.family, "warptiled");
+  EXPECT_EQ(tile_of(strict), "128x256x16");
+  EXPECT_EQ(strict.splits, 1);
+  auto tensor = pick(g, shape(8192, 8192, 8192), MathMode::tensor_fp32);
+  EXPECT_EQ(tensor.family, "wgmma");
+  EXPECT_NE(tensor.params.find("mode=3x"), std::string::npos);
+  auto tf32 = pick(g, shape(8192, 8192, 8192), MathMode::tf32);
+  EXPECT_EQ(tf32.family, "wgmma");
+  EXPECT_NE(tf32.params.find("mode=1x"), std::string::npos);
+  // The packed operands: two planes of (M + N) x K floats.
+  EXPECT_EQ(tensor.workspace_bytes, size_t(2) * (8192 + 8192) * 8192 * 4);
+}
+
+TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
+  auto g = GpuModel::h100();
+  // 768²: 18 tiles of 128x256 would leave 114 of 132 SMs idle.
+  auto d = pick(g, shape(768, 768, 768), MathMode::strict_fp32);
+  EXPECT_TRUE(tile_of(d) != "128x256x16" || d.splits > 1) << d.why;
+  // Few rows: a narrow tile, not 128 rows of which 120 are empty.
+  auto s = pick(g, shape(8, 4096, 4096), MathMode::strict_fp32);
+  EXPECT_LE(parse_params(*find_family(s.family), s.params).at("tile")[0], 32) << s.why;
+  auto t = pick(g, shape(4096, 16, 4096), MathMode::strict_fp32);
+  EXPECT_LE(parse_params(*find_family(t.family), t.params).at("tile")[1], 32) << t.why;
+}
+
+TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
+  auto g = GpuModel::h100();
+  // Huge K with one tile: the persistent wgmma kernel cannot split K; SIMT split-K can.
+  EXPECT_EQ(pick(g, shape(128, 128, 262144), MathMode::tensor_fp32).family, "warptiled");
+  // On the A100 the mma.sync 3xTF32 family is measured slower than SIMT: FP32 accuracy on SIMT.
+  EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tensor_fp32).family, "warptiled");
+  EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tf32).family, "tf32");
+}
+
+// Every corpus shape, every mode, both GPUs: a valid configuration that takes the problem, built
+// ahead of time, within the workspace bounds.
+TEST(Dispatch, EveryCorpusShapeGetsABuiltKernel) {
+  auto corpus = load_corpus("builtin");
+  EXPECT_GE(corpus.size(), 100u);
+  for (auto& g : {GpuModel::h100(), GpuModel::a100()}) {
+    auto built = dispatch_configurations(g.arch);
+    for (auto& s : corpus)
+      for (auto m : kModes) {
+        auto d = pick(g, s.problem, m);
+        if (d.route != Route::gemm) continue;
+        auto* f = find_family(d.family);
+        ASSERT_TRUE(f) << d.family;
+        auto v = parse_params(*f, d.params);
+        EXPECT_EQ(f->unsupported(v, canonical(s.problem)), "") << s.name;
+        if (v.count("splitk")) v["splitk"] = {1};
+        auto key = std::make_pair(d.family, format_params(*f, v));
+        EXPECT_NE(std::find(built.begin(), built.end(), key), built.end()) << s.name << ": " << d.params;
+        EXPECT_GT(d.predicted_us, 0) << s.name;
+        EXPECT_LE(d.workspace_bytes, g.memory_bytes / 4) << s.name;
+        EXPECT_FALSE(d.why.empty());
+      }
+  }
+}
+
+TEST(Dispatch, ConfigurationsAreValidAndArchAware) {
+  for (int arch : {75, 80, 86, 90}) {
+    auto c = dispatch_configurations(arch);
+    EXPECT_FALSE(c.empty());
+    for (auto& [family, params] : c) {
+      auto* f = find_family(family);
+      ASSERT_TRUE(f) << family;
+      EXPECT_TRUE(accepts(*f, params)) << family << " " << params;
+      EXPECT_LE(f->min_arch(), arch) << family;
+      if (f->arch_specific()) EXPECT_EQ(f->min_arch(), arch) << family;
+    }
+  }
+}
+
+TEST(Corpus, ParsesShapesOptionsAndGroups) {
+  auto c = parse_corpus(
+      "# a comment\n"
+      "group: tests\n"
+      "a  10x20x30\n"
+      "b  64  layout=col trans=TN pad=3 alpha=0.5 beta=1  # square\n",
+      "t.txt");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].name, "a");
+  EXPECT_EQ(c[0].group, "tests");
+  EXPECT_EQ(c[0].problem.m, 10);
+  EXPECT_EQ(c[0].problem.n, 20);
+  EXPECT_EQ(c[0].problem.k, 30);
+  EXPECT_EQ(c[0].problem.lda, 30);
+  auto& b = c[1].problem;
+  EXPECT_EQ(b.layout, Layout::col_major);
+  EXPECT_EQ(b.trans_a, Trans::yes);
+  EXPECT_EQ(b.trans_b, Trans::no);
+  EXPECT_EQ(b.lda, 67);
+  EXPECT_EQ(b.ldc, 67);
+  EXPECT_FLOAT_EQ(b.alpha, 0.5f);
+  EXPECT_FLOAT_EQ(b.beta, 1.0f);
+  EXPECT_EQ(select_corpus(c, "b").size(), 1u);
+  EXPECT_EQ(select_corpus(c, "tests").size(), 2u);
+}
+
+TEST(Corpus, RefusesBadEntriesWithFileAndLine) {
+  auto refused = [](const std::string& text, const std::string& needle) {
+    try {
+      parse_corpus(text, "c.txt");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  refused("a 10x20x30\nb 10x0x3\n", "c.txt:2:");
+  refused("a 10x20x30 trans=NX\n", "c.txt:1:");
+  refused("a 10x20x30 colour=red\n", "unknown option 'colour'");
+  refused("a 10x20x30\na 5x5x5\n", "used twice");
+  refused("a\n", "expected 'name MxNxK");
+  refused("a 10x20x30 pad=-1\n", "pad=");
+  refused("# nothing\n", "no shapes");
+}
+
+TEST(Corpus, BuiltinCoversTheIssueClasses) {
+  auto c = load_corpus("builtin");
+  auto any = [&](auto pred) { return std::any_of(c.begin(), c.end(), [&](auto& s) { return pred(s.problem); }); };
+  EXPECT_TRUE(any([](const Problem& p) { return p.m == 1; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.n == 1; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.k >= 262144 && p.m * p.n <= 128 * 128; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.k <= 32 && p.m >= 16384; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.m >= 2 && p.m <= 16 && p.n > 1; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.layout == Layout::col_major && p.trans_a == Trans::yes && p.trans_b == Trans::yes; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.lda > stored_a(p).min_ld(); }));
+  for (int64_t n : {255, 256, 257, 16383, 16384, 16385})
+    EXPECT_TRUE(any([&](const Problem& p) { return p.m == n && p.n == n && p.k == n; })) << n;
+}
