@@ -15,6 +15,8 @@ namespace {
 
 // A kernel after its launch returns: the gap before the next kernel of the stream starts.
 constexpr double kLaunchUs = 2.0;
+// The share of the memory bandwidth the wgmma kernel's C stores reach (0.45 of 3.0 TB/s).
+constexpr double kWgmmaStoreShare = 0.15;
 
 // A candidate configuration and what the model needs of it: its registers per thread (ptxas, on
 // the H100) and the fraction of the GPU's FP32 rate it reaches when every SM is busy with it.
@@ -28,11 +30,13 @@ struct Candidate {
 
 // SIMT: warptiled tiles from wide (large products) to narrow (M or N up to 32, or 16). Rates of
 // the first three: their best measurements at 4096 and 8192 in results/h100/sgemm-families.json
-// (45.7, 41.3 and 34.4 TFLOP/s of 64.3); the narrow tiles': perf-log 17 (predicted, then measured).
+// (45.7, 41.3 and 34.4 TFLOP/s of 64.3); the others': perf-log 17 (predicted, then measured).
 const Candidate kSimt[] = {
     {"warptiled", "tile=128x256x16,warp=64x64,vpt=8x16,stages=2", 255, 0.71, Candidate::simt},
     {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", 191, 0.66, Candidate::simt},
     {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", 147, 0.53, Candidate::simt},
+    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.60, Candidate::simt},
+    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.60, Candidate::simt},
     {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt},
     {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45, Candidate::simt},
     {"warptiled", "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", 80, 0.30, Candidate::simt},
@@ -86,9 +90,13 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   Estimate e;
   e.splits = s;
   e.waves = blocks / slots;
-  const double sm_rate = c.rate * gpu.fp32_tflops * 1e12 / gpu.sms;  // FLOP/s of one busy SM
-  const double t_wave = 2.0 * bm * bn * kper * occ / sm_rate;
-  const double t_compute = std::ceil(blocks / slots) * t_wave;
+  // FLOP/s of one busy SM, shared by its resident blocks. A register-tiled block keeps its SM
+  // nearly as busy alone as with company (hk-64x64x1M ran 64 single 64x64 blocks at 0.84 of the
+  // SM's rate: perf-log 17), so a last wave of j < occ blocks per SM takes j blocks' work.
+  const double sm_rate = c.rate * gpu.fp32_tflops * 1e12 / gpu.sms;
+  const double work = 2.0 * bm * bn * kper;
+  const double full = std::floor(blocks / slots), rest = blocks - full * slots;
+  const double t_compute = (full * occ + std::ceil(rest / gpu.sms)) * work / sm_rate;
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * mn * s : 4.0 * mn * (1 + beta_reads);
@@ -120,9 +128,13 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_pack = rows_packed * (4.0 * p.k + 4.0 * planes * kp) / bw;
   const double t_mem = (4.0 * planes * double(p.m + p.n) * kp + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
+  // The consumers store C from the wgmma fragments, 4 bytes a thread at a time: measured 0.41 to
+  // 0.48 TB/s when that is all a tile does (K = 32 and 64; perf-log 17). With a long K it overlaps
+  // the next tile's loads; with a tiny K it is the whole kernel.
+  const double t_store = 4.0 * mn / (kWgmmaStoreShare * bw);
   Estimate e;
   e.waves = tiles / gpu.sms;
-  e.us = (std::max(t_compute, t_mem) + t_pack) * 1e6 + kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
+  e.us = (std::max({t_compute, t_mem, t_store}) + t_pack) * 1e6 + kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
   e.workspace = size_t(4.0 * planes * rows_packed * kp);
   return e;
 }
@@ -255,7 +267,8 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math) {
         const auto g = c.f->geometry(c.v, p);
         const bool splits = c.v.count("splitk") > 0;
         const long long bk = c.v.count("tile") ? c.v.at("tile")[2] : 1;
-        for (int s = 1; s <= (splits ? 64 : 1); ++s) {
+        // Up to a few waves of slices: a huge K with one tile wants every SM.
+        for (int s = 1; s <= (splits ? 512 : 1); ++s) {
           // Each slice keeps at least four K tiles: shorter ones are mostly prologue.
           if (s > 1 && ceil_div(p.k, s) < 4 * bk) break;
           auto x = tiled_time(gpu, p, *c.c, c.v, g, s);

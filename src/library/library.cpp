@@ -147,14 +147,16 @@ class Library {
       return {ch, d.route, g};
     }
     if (math == MathMode::strict_fp32)
-      if (auto ch = table_choice(device, p, "measured for this shape class", /*exact=*/true); !ch.family.empty())
+      if (auto ch = table_choice(device, p, "measured for this shape", /*exact=*/true); !ch.family.empty())
         return {ch, Route::gemm, p};
     Choice ch{d.family, d.params, "model", d.why, d.workspace_bytes, d.predicted_us};
     return {ch, Route::gemm, p};
   }
 
-  // The measured choice for a problem: the tuning database, then the built-in table (with
-  // `exact`, only an entry of the problem's own shape class, else nothing), then the defaults.
+  // The measured choice for a problem: the tuning database, then the built-in table, then the
+  // defaults. With `exact`, only what was measured for this problem: a database entry of its shape
+  // class (the user tuned it), a built-in entry of its very shape (the table holds squares: its
+  // 1024³ entry is no guide for 768³ or 1024 x 4096 x 1024), else nothing.
   Choice table_choice(int device, const Problem& p, const std::string& why, bool exact = false) {
     auto& dev = device_info(device);
     auto arch = arch_name(dev.cc_major, dev.cc_minor);
@@ -175,7 +177,9 @@ class Library {
       return ch;
     };
     if (auto* e = db_->best(dev.name, arch, "", p, exact); usable(e)) return made(e->family, e->params, "tuning database");
-    if (auto* e = builtin_table().best(dev.name, arch, "", p, exact); usable(e))
+    const Problem c = canonical(p);
+    const std::string shape = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
+    if (auto* e = builtin_table().best(dev.name, arch, "", p, exact); usable(e) && (!exact || e->shape == shape))
       return made(e->family, e->params, "built-in table");
     if (exact) return {};
     std::string family = p.op == Op::gemm ? "warptiled" : op_a_strides(p).col == 1 ? "gemv-block" : "gemv-columns";

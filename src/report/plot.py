@@ -283,7 +283,74 @@ def plot_roofline(rows, path, title, ceilings):
     return True
 
 
+def corpus_rows(rows):
+    """Records of a corpus run (details.shape), by kernel other than cuBLAS, verified and timed."""
+    by = OrderedDict()
+    for r in rows:
+        d = r.get("details") or {}
+        if "shape" in d and r["kernel"] != "cublas" and r.get("status") == "ok" and r.get("x_cublas", 0) > 0:
+            by.setdefault(r["kernel"], []).append(r)
+    return by
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else 0.0
+
+
+def plot_corpus(rows, path, title):
+    """x cuBLAS per corpus shape, each kernel's shapes sorted by it: one line a kernel."""
+    by = corpus_rows(rows)
+    if not by:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    for kernel, rs in by.items():
+        xs = sorted(r["x_cublas"] for r in rs)
+        ax.plot(range(1, len(xs) + 1), xs, marker=".", linewidth=1,
+                label="%s (geomean %.2f)" % (label_of(rs[0]), geomean(xs)))
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.set_yscale("log")
+    ax.set_xlabel("corpus shapes, sorted by the ratio (each line on its own)")
+    ax.set_ylabel("x cuBLAS SGEMM (time ratio, same run)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def corpus_table(rows):
+    """Per kernel: geometric mean, worst shapes; then every shape."""
+    by = corpus_rows(rows)
+    lines = ["| kernel | shapes | geomean x cuBLAS | min | shapes under 0.8 | under 1.0 | worst |",
+             "|---|---|---|---|---|---|---|"]
+    for kernel, rs in by.items():
+        xs = [r["x_cublas"] for r in rs]
+        worst = sorted(rs, key=lambda r: r["x_cublas"])[:3]
+        lines.append("| %s | %d | %.3f | %.3f | %d | %d | %s |" % (
+            label_of(rs[0]), len(rs), geomean(xs), min(xs), sum(x < 0.8 for x in xs), sum(x < 1.0 for x in xs),
+            ", ".join("%s %.2f" % (r["details"]["shape"], r["x_cublas"]) for r in worst)))
+    kernels = list(by)
+    cell = {(r["details"]["shape"], k): r for k, rs in by.items() for r in rs}
+    shapes = list(OrderedDict.fromkeys(r["details"]["shape"] for rs in by.values() for r in rs))
+    cub = {(r.get("details") or {}).get("shape"): r for r in rows if r["kernel"] == "cublas"}
+    lines += ["", "x cuBLAS per shape (cuBLAS SGEMM's time in µs; the configuration each mode ran is in the "
+              "results file)", "", "| shape | M x N x K | cuBLAS µs | " + " | ".join(kernels) + " |",
+              "|---" * (len(kernels) + 3) + "|"]
+    for s in shapes:
+        c = cub.get(s)
+        any_r = next(cell[(s, k)] for k in kernels if (s, k) in cell)
+        lines.append("| %s | %s %s %s%s | %s | %s |" % (
+            s, size_of(any_r), any_r["layout"], any_r["trans_a"].upper(), any_r["trans_b"].upper(),
+            "%.1f" % (c["median_ms"] * 1000) if c and c.get("status") == "ok" else "",
+            " | ".join("%.2f" % cell[(s, k)]["x_cublas"] if (s, k) in cell else "" for k in kernels)))
+    return "\n".join(lines) + "\n"
+
+
 def default_plots(rows):
+    if corpus_rows(rows):
+        return [{"kind": "corpus", "name": "corpus", "title": "the library over the shape corpus, x cuBLAS SGEMM"}]
     gemm = [r for r in rows if r.get("op", "gemm") == "gemm"]
     gemv = [r for r in rows if r.get("op") == "gemv"]
     plots = []
@@ -404,15 +471,20 @@ def main():
                 made = plot_heatmap(subset, spec, out, title)
             elif kind == "bar":
                 made = plot_bar(subset, spec, out, title, meta.get("ceilings", {}))
+            elif kind == "corpus":
+                made = plot_corpus(subset, out, title)
             else:
-                fail("%s: unknown plot kind '%s' (line, heatmap, bar)" % (path, kind))
+                fail("%s: unknown plot kind '%s' (line, heatmap, bar, corpus)" % (path, kind))
             if made:
                 md += ["![%s](%s)" % (title, png), ""]
                 drawn += 1
-        for op in ("gemm", "gemv"):
-            part = [r for r in rows if r.get("op", "gemm") == op]
-            if part:
-                md += [table(part, op == "gemv"), ""]
+        if corpus_rows(rows):
+            md += [corpus_table(rows), ""]
+        else:
+            for op in ("gemm", "gemv"):
+                part = [r for r in rows if r.get("op", "gemm") == op]
+                if part:
+                    md += [table(part, op == "gemv"), ""]
         fails = [r for r in rows if r.get("status") not in ("ok",)]
         if fails:
             md += ["%d row(s) are not ok: %s" % (len(fails), "; ".join(sorted({r["status"][:80] for r in fails}))), ""]

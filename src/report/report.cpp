@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gemmlab/bench.hpp"
+#include "gemmlab/corpus.hpp"
 #include "gemmlab/data.hpp"
 #include "gemmlab/error.hpp"
 #include "gemmlab/files.hpp"
@@ -188,6 +190,33 @@ bool run_report(const ReportOptions& o, std::ostream& progress) {
       notes += "- " + name + ": " + std::to_string(summary.failed) + " failed verification, " +
                std::to_string(summary.errors) + " errors (see " + name + "/results.csv)\n";
     results.push_back(s.out / "results.json");
+  }
+
+  // The library over the shape corpus in its three modes, cuBLAS SGEMM in the same run (--quick:
+  // the shapes up to 2^33 multiply-adds).
+  progress << "== the library over the shape corpus\n" << std::flush;
+  {
+    BenchOptions b;
+    b.kernels = resolve_kernels({"cublas", "gemmlab", "gemmlab-tensor-fp32", "gemmlab-tf32"}, {});
+    for (auto& shape : load_corpus("builtin")) {
+      if (o.quick && double(shape.problem.m) * shape.problem.n * shape.problem.k > double(1ll << 33)) continue;
+      b.problems.push_back(shape.problem);
+      b.labels.push_back(shape.name);
+    }
+    b.timing.max_time_s = 0.5;
+    b.command_line = o.command_line;
+    auto r = run_bench(b, progress);
+    if (!r.all_passed) passed = false, notes += "- library-corpus: a library call failed verification\n";
+    auto meta = r.metadata;
+    meta["experiment"] = {{"name", "library-corpus"},
+                          {"title", "The library over the shape corpus (experiments/corpus.txt)"},
+                          {"description",
+                           "gemmlab::sgemm in its three modes against cuBLAS SGEMM in the same run, on the shapes "
+                           "programs call: squares and their neighbours, DeepBench, transformer layers, huge and "
+                           "tiny K, vectors, skinny products, every layout. The plot sorts each mode's ratios."}};
+    fs::create_directories(o.out / "library-corpus", ec);
+    write_file_atomic(o.out / "library-corpus" / "results.json", results_json(meta, r.records).dump(1) + "\n");
+    results.push_back(o.out / "library-corpus" / "results.json");
   }
 
   progress << "== library host overhead\n" << std::flush;

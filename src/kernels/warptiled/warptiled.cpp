@@ -26,7 +26,7 @@ class Warptiled final : public KernelFamily {
             {"conflict", {1}, 0, 2, "bank conflicts of the transposing copies", {"none", "pad", "swizzle"}},
             {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
             {"fragments", {0}, 0, 1, "register fragments of the k steps", {"single", "double"}},
-            {"splitk", {1}, 1, 64, "slices of K computed by separate blocks, then summed (small M·N, odd sizes)"},
+            {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed (small M·N, huge K)"},
             {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"}};
   }
   const char* source() const override { return embedded::warptiled_source; }
