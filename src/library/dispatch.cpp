@@ -30,13 +30,14 @@ struct Candidate {
 
 // SIMT: warptiled tiles from wide (large products) to narrow (M or N up to 32, or 16). Rates of
 // the first three: their best measurements at 4096 and 8192 in results/h100/sgemm-families.json
-// (45.7, 41.3 and 34.4 TFLOP/s of 64.3); the others': perf-log 17 (predicted, then measured).
+// (45.7, 41.3 and 34.4 TFLOP/s of 64.3); 64x128 and 128x64 measured at 0.49-0.58 over the corpus's
+// 64-row products (perf-log 17); the narrow tiles' predicted (memory-bound where they are chosen).
 const Candidate kSimt[] = {
     {"warptiled", "tile=128x256x16,warp=64x64,vpt=8x16,stages=2", 255, 0.71, Candidate::simt},
     {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", 191, 0.66, Candidate::simt},
     {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", 147, 0.53, Candidate::simt},
-    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.60, Candidate::simt},
-    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.60, Candidate::simt},
+    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.55, Candidate::simt},
+    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.55, Candidate::simt},
     {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt},
     {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45, Candidate::simt},
     {"warptiled", "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", 80, 0.30, Candidate::simt},
@@ -91,16 +92,20 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   e.splits = s;
   e.waves = blocks / slots;
   // FLOP/s of one busy SM, shared by its resident blocks. A register-tiled block keeps its SM
-  // nearly as busy alone as with company (hk-64x64x1M ran 64 single 64x64 blocks at 0.84 of the
-  // SM's rate: perf-log 17), so a last wave of j < occ blocks per SM takes j blocks' work.
+  // busy alone at about 3/4 of its rate (hk-64x64x1M: 132 lone 64x64 blocks, perf-log 17), so a
+  // last wave of j < occ blocks per SM takes j blocks' work at 3/4 (j = 1) to 1 (j = occ) of it.
   const double sm_rate = c.rate * gpu.fp32_tflops * 1e12 / gpu.sms;
   const double work = 2.0 * bm * bn * kper;
   const double full = std::floor(blocks / slots), rest = blocks - full * slots;
-  const double t_compute = (full * occ + std::ceil(rest / gpu.sms)) * work / sm_rate;
+  const double j = std::ceil(rest / gpu.sms), busy = 0.75 + 0.25 * (j - 1) / std::max(1, occ - 1);
+  const double t_compute = (full * occ + (j > 0 ? j / busy : 0)) * work / sm_rate;
+  // Bytes stream at the full bandwidth only with enough blocks loading at once: two per SM
+  // (rhs-16 x 4096 x 4096 ran at 1.7 TB/s with 640 blocks and 1.3 TB/s with fewer; perf-log 17).
+  const double streams = std::min(1.0, blocks / (2.0 * gpu.sms));
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * mn * s : 4.0 * mn * (1 + beta_reads);
-  const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / bw;
+  const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / (bw * streams);
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
     us += 4.0 * mn * (s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
