@@ -14,6 +14,7 @@
 #include "gemmlab/data.hpp"
 #include "gemmlab/error.hpp"
 #include "gemmlab/files.hpp"
+#include "gemmlab/gemmlab.hpp"
 #include "gemmlab/runner.hpp"
 #include "gemmlab/sweep.hpp"
 #include "gemmlab/timing.hpp"
@@ -153,7 +154,13 @@ json measure_call_overhead() {
   }
   // What any kernel launch costs here: the part of a call that is not gemmlab's.
   out["empty_launch_us"] = per_call_us([&] { launch_spin(stream, 0); });
-  out["gemmlab_dispatch_us"] = out["gemmlab_us"].get<double>() - out["empty_launch_us"].get<double>();
+  // A split-K plan launches its reduce kernel too: each launch costs the empty one's time.
+  auto choice = choose(p);
+  auto at = choice.params.find("splitk=");
+  const int launches = at != std::string::npos && std::atoi(choice.params.c_str() + at + 7) > 1 ? 2 : 1;
+  out["gemmlab_choice"] = choice.family + " " + choice.params;
+  out["gemmlab_launches"] = launches;
+  out["gemmlab_dispatch_us"] = out["gemmlab_us"].get<double>() - launches * out["empty_launch_us"].get<double>();
   cudaStreamDestroy(stream);
   for (float* x : {a, b, c}) cudaFree(x);
   return out;
@@ -224,16 +231,18 @@ bool run_report(const ReportOptions& o, std::ostream& progress) {
   write_file_atomic(o.out / "library-overhead.json", overhead.dump(1) + "\n");
 
   double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
-  char line[512];
+  char line[768];
   std::snprintf(line, sizeof line,
                 "Made by `%s` in %.1f minutes%s. Each section below is an experiment run as a sweep; its "
                 "results (JSON, CSV) are in the folder of its name, and `gemmlab plot` redraws everything from them.\n\n"
                 "**Library host overhead** (gemmlab::sgemm, %s, after the first call): %.2f µs per call, of which "
-                "%.2f µs is the launch itself (an empty kernel's launch: %.2f µs) and %.2f µs gemmlab's dispatch; "
-                "cublasSgemm %.2f µs in the same run (library-overhead.json).\n",
+                "%.2f µs are its %d kernel launch(es) (an empty kernel's launch: %.2f µs) and %.2f µs gemmlab's "
+                "dispatch; cublasSgemm %.2f µs in the same run (library-overhead.json).\n",
                 o.command_line.c_str(), minutes, o.quick ? " (--quick)" : "", overhead["shape"].get<std::string>().c_str(),
-                overhead.value("gemmlab_us", 0.0), overhead.value("empty_launch_us", 0.0),
-                overhead.value("empty_launch_us", 0.0), overhead.value("gemmlab_dispatch_us", 0.0),
+                overhead.value("gemmlab_us", 0.0),
+                overhead.value("gemmlab_launches", 1) * overhead.value("empty_launch_us", 0.0),
+                overhead.value("gemmlab_launches", 1), overhead.value("empty_launch_us", 0.0),
+                overhead.value("gemmlab_dispatch_us", 0.0),
                 overhead.value("cublas_us", 0.0));
   std::string intro = line;
   if (!notes.empty()) intro += "\n**Not clean:**\n" + notes;
