@@ -53,6 +53,13 @@ void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, in
 void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
            int64_t incx, float beta, float* y, int64_t incy, cudaStream_t stream = nullptr);
 
+// The argument checks of sgemm and sgemv, without a GPU (UsageError with the same one line the
+// call would throw); sgemm and sgemv themselves check a shape's arguments on its first call only.
+void check_sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, const float* c, int64_t ldc);
+void check_sgemv(Layout layout, Trans trans, int64_t m, int64_t n, const float* a, int64_t lda, const float* x,
+                 int64_t incx, const float* y, int64_t incy);
+
 // The configuration a call of this problem uses on the current device, and where it came from
 // ("model", "tuning database", "built-in table", "defaults"); `why` is the route and the reason in
 // one line, `workspace_bytes` the device memory the plan allocates (split-K partial sums, packed

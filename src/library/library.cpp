@@ -255,6 +255,57 @@ std::string to_string(MathMode m) {
   return "?";
 }
 
+namespace {
+
+// The problems of the calls, checked (host only: no CUDA call).
+Problem sgemm_problem(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, int64_t lda,
+                      int64_t ldb, int64_t ldc) {
+  // Zero leading dimensions mean "tight" to the lab; a BLAS call states them, so 0 is an error.
+  if (lda <= 0 || ldb <= 0 || ldc <= 0) throw UsageError("sgemm: leading dimensions must be positive");
+  Problem p;
+  p.m = m, p.n = n, p.k = k;
+  p.layout = layout, p.trans_a = trans_a, p.trans_b = trans_b;
+  p.lda = lda, p.ldb = ldb, p.ldc = ldc;
+  return normalized(p);
+}
+
+// A column-major A is the row-major Aᵀ, transposed the other way: one form, whose x and y are the
+// one-column B and C with the increments as their leading dimensions.
+void check_increments(int64_t incx, int64_t incy) {
+  if (incx < 1 || incy < 1)
+    throw UsageError("sgemv: increments must be at least 1 (incx = " + std::to_string(incx) +
+                     ", incy = " + std::to_string(incy) + ")");
+}
+
+Problem sgemv_problem(Layout layout, Trans trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy) {
+  check_increments(incx, incy);
+  if (lda <= 0) throw UsageError("sgemv: the leading dimension must be positive");
+  const bool col = layout == Layout::col_major;
+  const Trans t = col ? (trans == Trans::no ? Trans::yes : Trans::no) : trans;
+  Problem p = Problem::gemv(col ? n : m, col ? m : n, Layout::row_major, t);
+  p.lda = lda;
+  p = normalized(p);
+  p.ldb = incx, p.ldc = incy;
+  return p;
+}
+
+}  // namespace
+
+void check_sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, const float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (!a || !b || !c) throw UsageError("sgemm: A, B and C must not be null");
+  sgemm_problem(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+}
+
+void check_sgemv(Layout layout, Trans trans, int64_t m, int64_t n, const float* a, int64_t lda, const float* x,
+                 int64_t incx, const float* y, int64_t incy) {
+  check_increments(incx, incy);
+  if (m == 0 || n == 0) return;
+  if (!a || !x || !y) throw UsageError("sgemv: A, x and y must not be null");
+  sgemv_problem(layout, trans, m, n, lda, incx, incy);
+}
+
 void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
            int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream,
            MathMode math) {
@@ -263,43 +314,19 @@ void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, in
   PlanKey key{current_device(), Op::gemm, layout, trans_a, trans_b, m, n, k, lda, ldb, ldc,
               alignment_bits(a, b, c), stream, math};
   Library::get().run(
-      key,
-      [&] {
-        // Zero leading dimensions mean "tight" to the lab; a BLAS call states them, so 0 is an error.
-        if (lda <= 0 || ldb <= 0 || ldc <= 0) throw UsageError("sgemm: leading dimensions must be positive");
-        Problem p;
-        p.m = m, p.n = n, p.k = k;
-        p.layout = layout, p.trans_a = trans_a, p.trans_b = trans_b;
-        p.lda = lda, p.ldb = ldb, p.ldc = ldc;
-        return normalized(p);
-      },
-      a, b, c, alpha, beta, stream);
+      key, [&] { return sgemm_problem(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc); }, a, b, c, alpha, beta,
+      stream);
 }
 
 void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
            int64_t incx, float beta, float* y, int64_t incy, cudaStream_t stream) {
-  if (incx < 1 || incy < 1)
-    throw UsageError("sgemv: increments must be at least 1 (incx = " + std::to_string(incx) +
-                     ", incy = " + std::to_string(incy) + ")");
+  check_increments(incx, incy);
   if (m == 0 || n == 0) return;
   if (!a || !x || !y) throw UsageError("sgemv: A, x and y must not be null");
   PlanKey key{current_device(), Op::gemv, layout, trans, Trans::no, m, n, 1, lda, incx, incy, alignment_bits(a, x, y),
               stream, MathMode::strict_fp32};
   Library::get().run(
-      key,
-      [&] {
-        if (lda <= 0) throw UsageError("sgemv: the leading dimension must be positive");
-        // A column-major A is the row-major Aᵀ, transposed the other way: one form, whose x and y
-        // are the one-column B and C with the increments as their leading dimensions.
-        const bool col = layout == Layout::col_major;
-        const Trans t = col ? (trans == Trans::no ? Trans::yes : Trans::no) : trans;
-        Problem p = Problem::gemv(col ? n : m, col ? m : n, Layout::row_major, t);
-        p.lda = lda;
-        p = normalized(p);
-        p.ldb = incx, p.ldc = incy;
-        return p;
-      },
-      a, x, y, alpha, beta, stream);
+      key, [&] { return sgemv_problem(layout, trans, m, n, lda, incx, incy); }, a, x, y, alpha, beta, stream);
 }
 
 Choice choose(const Problem& p, MathMode math) { return Library::get().choose(current_device(), normalized(p), math); }
