@@ -45,10 +45,7 @@ gemmlab_status guarded(const char* name, Call call) {
   } catch (const gemmlab::UsageError& e) {
     last_error = std::string(name) + ": " + e.what();
     return GEMMLAB_INVALID_ARGUMENT;
-  } catch (const gemmlab::RuntimeError& e) {
-    last_error = std::string(name) + ": " + e.what();
-    return GEMMLAB_RUNTIME_ERROR;
-  } catch (const gemmlab::NoDeviceError& e) {
+  } catch (const std::runtime_error& e) {  // RuntimeError, NoDeviceError
     last_error = std::string(name) + ": " + e.what();
     return GEMMLAB_RUNTIME_ERROR;
   } catch (const std::exception& e) {
