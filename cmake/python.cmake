@@ -51,6 +51,7 @@ if(GEMMLAB_PYTHON_MODULE)
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/python/gemmlab INSTALL_RPATH "$ORIGIN/../../..")
   target_include_directories(gemmlab_python PRIVATE ${GEMMLAB_DLPACK_INCLUDE})
   target_link_libraries(gemmlab_python PRIVATE gemmlab CUDA::cudart)
+  target_link_options(gemmlab_python PRIVATE -Wl,--exclude-libs,ALL)  # as libgemmlab (CMakeLists.txt)
   target_compile_definitions(gemmlab_python PRIVATE GEMMLAB_VERSION_STRING="${PROJECT_VERSION}")
   # The package's Python part beside the native one, so build/python is importable as is.
   add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/python/gemmlab/__init__.py
