@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
+#include <map>
 #include <random>
 
 #include "gemmlab/corpus.hpp"
@@ -10,6 +12,7 @@
 #include "gemmlab/family.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"
+#include "blas/offload.hpp"
 
 using namespace gemmlab;
 
@@ -220,4 +223,60 @@ TEST(Corpus, BuiltinCoversTheIssueClasses) {
   EXPECT_TRUE(any([](const Problem& p) { return p.lda > stored_a(p).min_ld(); }));
   for (int64_t n : {255, 256, 257, 16383, 16384, 16385})
     EXPECT_TRUE(any([&](const Problem& p) { return p.m == n && p.n == n && p.k == n; })) << n;
+}
+
+// The BLAS drop-in's settings and argument checks (src/blas/offload.hpp).
+namespace {
+std::map<std::string, std::string> blas_env;
+const char* blas_getenv(const char* name) {
+  auto it = blas_env.find(name);
+  return it == blas_env.end() ? nullptr : it->second.c_str();
+}
+}  // namespace
+
+TEST(BlasDropin, SettingsFromTheEnvironment) {
+  blas_env = {};
+  auto d = gemmlab::blas::parse_settings(blas_getenv);
+  EXPECT_EQ(d.sgemm_threshold, int64_t(1) << 25);
+  EXPECT_EQ(d.sgemv_threshold, INT64_MAX);
+  EXPECT_EQ(d.math, gemmlab::MathMode::strict_fp32);
+  EXPECT_TRUE(d.warnings.empty());
+  blas_env = {{"GEMMLAB_BLAS_THRESHOLD", "0"}, {"GEMMLAB_BLAS_SGEMV_THRESHOLD", "1000"},
+              {"GEMMLAB_BLAS_MATH", "tensor_fp32"}, {"GEMMLAB_BLAS_VERBOSE", "1"}};
+  auto s = gemmlab::blas::parse_settings(blas_getenv);
+  EXPECT_EQ(s.sgemm_threshold, 0);
+  EXPECT_EQ(s.sgemv_threshold, 1000);  // the specific variable wins over the shared one
+  EXPECT_EQ(s.math, gemmlab::MathMode::tensor_fp32);
+  EXPECT_TRUE(s.verbose);
+  blas_env = {{"GEMMLAB_BLAS_SGEMM_THRESHOLD", "-5"}, {"GEMMLAB_BLAS_MATH", "fp16"}, {"GEMMLAB_BLAS_THRESHOLD", "1e6"}};
+  auto bad = gemmlab::blas::parse_settings(blas_getenv);
+  EXPECT_EQ(bad.sgemm_threshold, d.sgemm_threshold);
+  EXPECT_EQ(bad.math, gemmlab::MathMode::strict_fp32);
+  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_SGEMM_THRESHOLD=-5"), std::string::npos);
+  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_MATH=fp16"), std::string::npos);
+  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_THRESHOLD=1e6"), std::string::npos);
+}
+
+TEST(BlasDropin, ArgumentChecksFollowReferenceBlas) {
+  using gemmlab::blas::sgemm_info;
+  using gemmlab::blas::sgemv_info;
+  EXPECT_EQ(sgemm_info('N', 'n', 3, 4, 5, 3, 5, 3), 0);
+  EXPECT_EQ(sgemm_info('t', 'C', 3, 4, 5, 5, 4, 3), 0);
+  EXPECT_EQ(sgemm_info('X', 'N', -1, 4, 5, 3, 5, 3), 1);  // the first bad argument wins
+  EXPECT_EQ(sgemm_info('N', 'Y', 3, 4, 5, 3, 5, 3), 2);
+  EXPECT_EQ(sgemm_info('N', 'N', -1, 4, 5, 3, 5, 3), 3);
+  EXPECT_EQ(sgemm_info('N', 'N', 3, -1, 5, 3, 5, 3), 4);
+  EXPECT_EQ(sgemm_info('N', 'N', 3, 4, -1, 3, 5, 3), 5);
+  EXPECT_EQ(sgemm_info('N', 'N', 3, 4, 5, 2, 5, 3), 8);
+  EXPECT_EQ(sgemm_info('T', 'N', 3, 4, 5, 4, 5, 3), 8);   // op(A) = Aᵀ: A is K x M, lda >= K
+  EXPECT_EQ(sgemm_info('N', 'T', 3, 4, 5, 3, 3, 3), 10);  // B is N x K, ldb >= N
+  EXPECT_EQ(sgemm_info('N', 'N', 3, 4, 5, 3, 5, 2), 13);
+  EXPECT_EQ(sgemm_info('N', 'N', 0, 0, 0, 1, 1, 1), 0);   // empty products are valid with ld 1
+  EXPECT_EQ(sgemv_info('N', 3, 4, 3, 1, -2), 0);
+  EXPECT_EQ(sgemv_info('Q', 3, 4, 3, 1, 1), 1);
+  EXPECT_EQ(sgemv_info('N', -3, 4, 3, 1, 1), 2);
+  EXPECT_EQ(sgemv_info('N', 3, -4, 3, 1, 1), 3);
+  EXPECT_EQ(sgemv_info('T', 3, 4, 2, 1, 1), 6);
+  EXPECT_EQ(sgemv_info('N', 3, 4, 3, 0, 1), 8);
+  EXPECT_EQ(sgemv_info('N', 3, 4, 3, 1, 0), 11);
 }

@@ -18,8 +18,13 @@ commit = _gemmlab.commit
 
 try:  # PyTorch's tensors take a fast path that reads their fields directly.
     import torch as _torch
+    _Tensor, _float32 = _torch.Tensor, _torch.float32
+    # The current stream as an int without building a Stream object (a few microseconds a call);
+    # the public call where a PyTorch lacks it.
+    _raw_stream = getattr(_torch._C, "_cuda_getCurrentRawStream", None) or (
+        lambda index: _torch.cuda.current_stream(index).cuda_stream)
 except ImportError:  # pragma: no cover - torch is optional
-    _torch = None
+    _torch = _Tensor = _float32 = _raw_stream = None
 
 _MODES = ("strict_fp32", "tensor_fp32", "tf32")
 
@@ -36,8 +41,8 @@ def _stream_handle(stream, arrays):
                 return int(getattr(stream, attr))
         return int(stream)
     first = arrays[0]
-    if _torch is not None and isinstance(first, _torch.Tensor) and first.is_cuda:
-        return _torch.cuda.current_stream(first.device).cuda_stream
+    if _torch is not None and isinstance(first, _Tensor) and first.is_cuda:
+        return _raw_stream(first.get_device())
     module = type(first).__module__.split(".")[0]
     if module == "cupy":
         import cupy
@@ -47,12 +52,13 @@ def _stream_handle(stream, arrays):
 
 def _view(x):
     """A torch CUDA float32 tensor as a View; anything else as it is (read by the native part)."""
-    if _torch is not None and type(x) is _torch.Tensor and x.is_cuda and x.dtype is _torch.float32:
+    if type(x) is _Tensor and x.is_cuda and x.dtype is _float32:
         if x.dim() == 2:
+            r, c = x.shape
             s0, s1 = x.stride()
-            return _gemmlab.View(x.data_ptr(), x.shape[0], x.shape[1], s0, s1, x.device.index)
+            return _gemmlab.View(x.data_ptr(), r, c, s0, s1, x.get_device())
         if x.dim() == 1:
-            return _gemmlab.View.vector(x.data_ptr(), x.shape[0], x.stride(0), x.device.index)
+            return _gemmlab.View.vector(x.data_ptr(), x.shape[0], x.stride(0), x.get_device())
     return x
 
 
@@ -90,8 +96,10 @@ def matmul(a, b, *, mode="strict_fp32", out=None, alpha=1.0, beta=0.0, stream=No
         if beta != 0.0:
             raise ValueError("gemmlab.matmul: beta != 0 reads out; pass out=")
         sa, sb = _shape(a, "a", "matmul"), _shape(b, "b", "matmul")
-        if len(sa) != 2 or len(sb) != 2:
-            raise ValueError("gemmlab.matmul: a and b must be matrices (gemmlab.matvec takes a vector)")
+        for name, shape in (("a", sa), ("b", sb)):
+            if len(shape) != 2:
+                raise ValueError(f"gemmlab.matmul: {name} is {len(shape)}-D: matmul takes matrices "
+                                 "(gemmlab.matvec takes a vector)")
         out = _empty(a, (sa[0], sb[1]), "matmul")
     _gemmlab.matmul(_view(a), _view(b), _view(out), mode, float(alpha), float(beta), _stream_handle(stream, (a, b)))
     return out
@@ -107,7 +115,7 @@ def matvec(a, x, *, out=None, alpha=1.0, beta=0.0, stream=None):
             raise ValueError("gemmlab.matvec: beta != 0 reads out; pass out=")
         sa = _shape(a, "a", "matvec")
         if len(sa) != 2:
-            raise ValueError("gemmlab.matvec: a must be a matrix")
+            raise ValueError(f"gemmlab.matvec: a is {len(sa)}-D: matvec takes a matrix and a vector")
         out = _empty(a, (sa[0],), "matvec")
     _gemmlab.matvec(_view(a), _view(x), _view(out), float(alpha), float(beta), _stream_handle(stream, (a, x)))
     return out
