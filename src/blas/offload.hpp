@@ -17,9 +17,9 @@ namespace gemmlab::blas {
 //   GEMMLAB_BLAS_VERBOSE          1: one line on stderr per call (where it ran and why)
 struct Settings {
   // From a measurement on the H100 host (16 cores; results/h100/python.json, "blas_offload"): with its
-  // copies an sgemm on the GPU ties OpenBLAS at 256³ (2^24 multiply-adds), wins 1.2x at 384³ and
-  // 1.8x at 1024³, loses 1.1x at 128³; an sgemv never pays (0.1-0.3x: it reads each element once,
-  // and the host reads memory faster than PCIe carries it).
+  // copies an sgemm on the GPU is within 25 % of OpenBLAS either way at 128³ and 256³ (it varies
+  // from run to run), wins from 384³ on (1.25x; 1.9x at 1024³, 4.3x at 4096³); an sgemv never pays
+  // (0.05-0.08x: it reads each element once, and the host reads memory faster than PCIe carries it).
   int64_t sgemm_threshold = int64_t(1) << 25;
   int64_t sgemv_threshold = INT64_MAX;
   MathMode math = MathMode::strict_fp32;
