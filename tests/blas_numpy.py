@@ -29,7 +29,11 @@ def child(n, reps, out):
         c = np.dot(a, b)
         times.append(time.perf_counter() - t)
     np.save(out, c)
-    print(json.dumps({"seconds": sorted(times)[len(times) // 2], "numpy": np.__version__}))
+    # A small product stays below the threshold: the drop-in hands it to the BLAS numpy came with.
+    small_a, small_b = a[:100, :90], b[:90, :80]
+    small = np.dot(small_a, small_b)
+    small_err = float(np.max(np.abs(small - small_a.astype(np.float64) @ small_b.astype(np.float64))))
+    print(json.dumps({"seconds": sorted(times)[len(times) // 2], "numpy": np.__version__, "small_error": small_err}))
 
 
 def gpu_present():
@@ -73,6 +77,10 @@ def main():
     took = [l for l in log.splitlines() if l.startswith("gemmlab BLAS:") and "sgemm" in l]
     if not took:
         sys.exit("the drop-in did not take numpy's sgemm call (LD_PRELOAD not honoured?):\n" + log[-500:])
+    if not any("sgemm 80x100x90" in l and "below the threshold" in l for l in took):  # row-major: n x m
+        sys.exit("the small product did not go through the drop-in to the program's BLAS:\n" + log[-500:])
+    if runs["gemmlab"]["small_error"] > 1e-4:
+        sys.exit(f"the small product is wrong under the drop-in: error {runs['gemmlab']['small_error']}")
     if args.expect == "gpu" and not any("on the GPU" in l for l in took):
         if any("(no GPU)" in l for l in took):
             print("SKIP: no GPU")
