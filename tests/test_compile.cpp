@@ -152,3 +152,33 @@ TEST_F(CompileTest, EveryAblationCompiles) {
       }
   }
 }
+
+// A request compiled ahead on a background thread is handed to compile_cubin (waited for while it
+// compiles), then found on disk; the pool stops with requests still queued.
+TEST_F(CompileTest, CompileAheadHandsOverItsResult) {
+  auto& f = *find_family("naive");
+  CompileRequest req{"naive", f.source(), f.defines(parse_params(f, "block=16x8")), "sm_90"};
+  {
+    CompileAhead ahead(2);
+    EXPECT_EQ(ahead.threads(), 2);
+    ahead.submit(req);
+    ahead.submit(req);  // once is enough
+    for (int i = 0; i < 600 && ahead.compiled() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_EQ(ahead.compiled(), 1);
+    EXPECT_GT(ahead.compile_s(), 0);
+    auto taken = compile_cubin(req);
+    EXPECT_TRUE(taken.compiled_ahead);
+    EXPECT_FALSE(taken.from_cache);
+    EXPECT_GT(taken.compile_s, 0);
+    EXPECT_EQ(taken.cubin, compile_cubin(req, false).cubin);
+    auto again = compile_cubin(req);
+    EXPECT_TRUE(again.from_cache);
+    EXPECT_FALSE(again.compiled_ahead);
+    for (const char* block : {"block=8x8", "block=32x4", "block=4x4", "block=16x16"})
+      ahead.submit({"naive", f.source(), f.defines(parse_params(f, block)), "sm_90"});
+  }  // drops the queue, waits for the compiles running
+  CompileAhead none(0);
+  EXPECT_EQ(none.threads(), 0);
+  none.submit(req);  // ignored
+  EXPECT_EQ(none.compiled(), 0);
+}

@@ -302,3 +302,105 @@ TEST(Wgmma, PacksTwoPlanesFor3xAndOneFor1x) {
   EXPECT_EQ(f.packing(two).box_n, 64);
   EXPECT_EQ(f.packing(two).box_m, 128);
 }
+
+// ---- hopper-simt: TMA-fed FFMA kernels (they compile in test_compile's search-space test) ----
+#include "kernels/tma_operands.hpp"
+
+TEST(HopperSimt, NamesEachBrokenRule) {
+  const auto& f = *find_family("hopper-simt");
+  EXPECT_FALSE(f.arch_specific());  // TMA and mbarriers are sm_90, not sm_90a
+  EXPECT_EQ(f.min_arch(), 90);
+  auto why = [&](const std::string& text) {
+    try {
+      parse_params(f, text);
+      return std::string();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(why(""), "");
+  EXPECT_NE(why("tile=128x256x18").find("tile.k 18 is not a multiple of 4"), std::string::npos);
+  EXPECT_NE(why("tile=128x256x128").find("tile.k 128 is over 64"), std::string::npos);
+  EXPECT_NE(why("tile=96x256x16").find("is not a multiple of warp 64x64"), std::string::npos);
+  EXPECT_NE(why("vpt=6x16,warp=48x64,tile=96x256x16").find("multiples of 4"), std::string::npos);
+  EXPECT_NE(why("vpt=8x8").find("lanes, not the 32 of a warp"), std::string::npos);
+  EXPECT_NE(why("tile=256x256x32,stages=4").find("KB of shared memory"), std::string::npos);
+  EXPECT_NE(why("vpt=16x16,warp=64x128,tile=128x256x16").find("registers per thread"), std::string::npos);
+  EXPECT_NE(why("tile=256x512x16").find("outside 4..256"), std::string::npos);  // one TMA box a side
+  // 8 consumer warps and the producer warp; a block per tile until the launcher caps the grid.
+  auto v = parse_params(f, "");
+  auto g = f.geometry(v, Problem::square(4096));
+  EXPECT_EQ(g.block.x, 288u);
+  EXPECT_EQ(g.grid.x, 512u);
+  EXPECT_TRUE(f.persistent(v));
+  auto t = f.tma_operands(v);
+  EXPECT_EQ(t.box_m, 128);
+  EXPECT_EQ(t.box_n, 256);
+  EXPECT_EQ(t.box_k, 16);
+  EXPECT_EQ(f.splits(parse_params(f, "splitk=3"), Problem::square(64), 0), 3);
+}
+
+// Every layout of op(A) and op(B)ᵀ: the contiguous dimension goes first, the box follows it, and
+// what TMA cannot read is refused with its reason.
+TEST(HopperSimt, DescribesEachLayoutToTma) {
+  // op(A) M x K row-major (K contiguous), lda 1028.
+  auto a = describe_operand_map(1000, 1024, 1028, 1, true, 128, 16);
+  EXPECT_EQ(a.dims[0], 1024u);
+  EXPECT_EQ(a.dims[1], 1000u);
+  EXPECT_EQ(a.row_bytes, 1028u * 4);
+  EXPECT_EQ(a.box[0], 16u);
+  EXPECT_EQ(a.box[1], 128u);
+  // op(A) transposed (M contiguous): rows of K.
+  auto at = describe_operand_map(1000, 1024, 1, 1000, false, 128, 16);
+  EXPECT_EQ(at.dims[0], 1000u);
+  EXPECT_EQ(at.dims[1], 1024u);
+  EXPECT_EQ(at.row_bytes, 1000u * 4);
+  EXPECT_EQ(at.box[0], 128u);
+  EXPECT_EQ(at.box[1], 16u);
+  // op(B)ᵀ N x K with B row-major K x N (N contiguous), and B transposed (K contiguous).
+  auto b = describe_operand_map(2048, 512, 1, 2048, false, 256, 16);
+  EXPECT_EQ(b.dims[0], 2048u);
+  EXPECT_EQ(b.box[0], 256u);
+  auto bt = describe_operand_map(2048, 512, 512, 1, true, 256, 16);
+  EXPECT_EQ(bt.dims[0], 512u);
+  EXPECT_EQ(bt.box[1], 256u);
+  static const float buffer[8] = {};
+  EXPECT_NE(operand_map_problem(2049, 2049, 2049, 1, true, buffer).find("multiples of 4 floats"), std::string::npos);
+  EXPECT_NE(operand_map_problem(64, 64, 64, 1, true, buffer + 1).find("16-byte aligned"), std::string::npos);
+  EXPECT_NE(operand_map_problem(64, 64, 64, 1, false, buffer).find("stride 1"), std::string::npos);
+  EXPECT_NE(operand_map_problem(1ll << 31, 64, 64, 1, true, buffer).find("2^31"), std::string::npos);
+  EXPECT_EQ(operand_map_problem(64, 64, 64, 1, true, buffer), "");
+  EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 128, 6), UsageError);  // 24-byte rows
+  EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 512, 16), UsageError);
+  // The family refuses the unaligned problem as a whole, naming the operand.
+  const auto& f = *find_family("hopper-simt");
+  auto v = parse_params(f, "");
+  EXPECT_EQ(f.unsupported(v, normalized(Problem::square(4096))), "");
+  EXPECT_NE(f.unsupported(v, normalized(Problem::square(2049))).find("A: TMA needs leading dimensions"), std::string::npos);
+  Problem p = Problem::square(2048);
+  p.trans_b = Trans::yes;
+  p = normalized(p);
+  EXPECT_EQ(f.unsupported(v, p), "");
+  p.ldb = 2050;
+  EXPECT_NE(f.unsupported(v, p).find("B: "), std::string::npos);
+}
+
+// Per K tile two TMA loads per block; per consumer warp and 4 k, TM + TN 16-byte shared loads.
+TEST(HopperSimt, ModelCountsTmaAndSharedLoads) {
+  const auto& f = *find_family("hopper-simt");
+  auto v = parse_params(f, "");
+  auto p = normalized(Problem::square(4096));
+  Variant var{true, true, true, true, true};
+  auto m = f.model(v, p, var);
+  const double blocks = 32.0 * 16, ktiles = 256;
+  EXPECT_DOUBLE_EQ(m.tma_load_inst, blocks * ktiles * 2);
+  EXPECT_DOUBLE_EQ(m.global_load_inst, 0);
+  EXPECT_DOUBLE_EQ(m.global_load_bytes, blocks * ktiles * 4.0 * (128 + 256) * 16);
+  EXPECT_DOUBLE_EQ(m.shared_load_inst, blocks * ktiles * 8 * 4 * (8 + 16));
+  EXPECT_DOUBLE_EQ(m.shared_store_inst, 0);
+  EXPECT_DOUBLE_EQ(m.global_store_inst, blocks * 8 * 8 * 16 / 4);  // 16-byte stores
+  var.b_n_contig = false;  // columns interleaved: one float per store
+  EXPECT_DOUBLE_EQ(f.model(v, p, var).global_store_inst, blocks * 8 * 8 * 16);
+  auto split = f.model(parse_params(f, "splitk=4"), p, Variant{true, true, true, true, true});
+  EXPECT_DOUBLE_EQ(split.global_store_bytes, 4 * 4.0 * 4096 * 4096);
+}

@@ -92,6 +92,15 @@ struct Packing {
   bool in_place = false;
 };
 
+// Families that read the caller's operands in place through TMA, in whatever layout they come (no
+// pre-pass): the box of one tile of op(A) (box_m x box_k) and of op(B)ᵀ (box_n x box_k). The
+// launcher encodes a descriptor per operand and call (launch/tma.hpp), passed as the kernel's
+// second parameter (TensorMaps), and refuses operands TMA cannot read.
+struct TmaOperands {
+  int box_m = 0, box_n = 0, box_k = 0;
+  bool used() const { return box_k > 0; }
+};
+
 class KernelFamily {
  public:
   virtual ~KernelFamily() = default;
@@ -132,8 +141,9 @@ class KernelFamily {
   // Why this configuration cannot run this problem; empty when it can.
   virtual std::string unsupported(const ParamValues&, const Problem&) const { return {}; }
   virtual Packing packing(const ParamValues&) const { return {}; }
-  // A persistent grid: the launcher caps gridDim.x at the blocks the GPU holds at once, and the
-  // kernel walks the tiles itself.
+  virtual TmaOperands tma_operands(const ParamValues&) const { return {}; }
+  // A persistent grid: the launcher caps gridDim.x at the blocks the GPU holds at once (divided
+  // among the gridDim.z splits), and the kernel walks the tiles itself.
   virtual bool persistent(const ParamValues&) const { return false; }
   // Blocks per thread-block cluster along gridDim.x (1: no clusters); gridDim.x is a multiple of it.
   virtual int cluster(const ParamValues&) const { return 1; }

@@ -20,14 +20,17 @@ class Module {
   Module& operator=(Module&&) = delete;
 
   cudaKernel_t kernel(const std::string& entry) const;
-  // Where the binary came from: "compiled" (NVRTC now), "disk cache", "ahead of time".
+  // Where the binary came from: "compiled" (NVRTC now), "compiled ahead" (by a CompileAhead
+  // thread), "disk cache", "ahead of time" (built with the library).
   const char* origin() const { return origin_; }
+  double compile_s() const { return compile_s_; }  // NVRTC's time, wherever it ran (0: none)
   const std::string& log() const { return log_; }
 
  private:
   cudaLibrary_t library_ = nullptr;
   const char* origin_ = "compiled";
   std::string log_;
+  double compile_s_ = 0;
 };
 
 }  // namespace gemmlab

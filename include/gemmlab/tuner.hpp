@@ -35,6 +35,7 @@ struct TuneOptions {
   std::filesystem::path db;    // the tuning database to update; empty: do not write one
   TimingOptions timing;
   std::string command_line;
+  int compile_threads = -1;    // CompileAhead's threads: -1 the host's cores less one, 0 none
 };
 
 struct Trial {
@@ -42,8 +43,10 @@ struct Trial {
   std::string status;  // ok | failed | unsupported: ... | error: ...
   double median_ms = 0, gflops = 0;
   double at_s = 0;     // search time when it finished
-  double prepare_s = 0;  // compiling or loading its binary
-  std::string binary;    // where the binary came from: compiled, disk cache, ahead of time
+  double prepare_s = 0;  // the search's wait for its binary (compiling it, or its compile ahead; loading)
+  double measure_s = 0;  // verifying and timing it
+  double compile_s = 0;  // NVRTC's time for its binary, on whichever thread (0: cached or built in)
+  std::string binary;    // where the binary came from: compiled, compiled ahead, disk cache, ahead of time
 };
 
 struct TuneResult {
@@ -51,6 +54,8 @@ struct TuneResult {
   std::vector<Trial> trials;
   int space = 0;
   double elapsed_s = 0;
+  int compile_threads = 0;
+  double compile_s = 0, prepare_s = 0, measure_s = 0;  // sums over the trials
   const Trial* best() const;  // the fastest verified trial; null when none passed
   nlohmann::ordered_json to_json() const;
 };

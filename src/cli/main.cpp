@@ -202,6 +202,7 @@ int main(int argc, char** argv) {
   std::string tune_json;
   int tune_samples = 5;
   double tune_max_time = 0.3;
+  int tune_compile_threads = -1;
   tune_cmd->add_option("--kernel", tune_kernel, "the kernel family")->required();
   tune_cmd->add_option("--size", tune_size, "M,N,K (or MxNxK, or S); gemv: R,C")->required();
   tune_cmd->add_option("--op", op_name, "gemm or gemv")->default_val("gemm");
@@ -214,6 +215,10 @@ int main(int argc, char** argv) {
   tune_cmd->add_option("--db", db_path, "the tuning database (default: $GEMMLAB_TUNING_DB or ~/.cache/gemmlab/tuning.json)");
   tune_cmd->add_option("--json", tune_json, "write every trial and the best as JSON");
   tune_cmd->add_option("--min-samples", tune_samples, "samples per configuration")->default_val(5)->check(CLI::PositiveNumber);
+  tune_cmd->add_option("--compile-threads", tune_compile_threads,
+                       "threads compiling the next configurations while one is measured (default: the cores less "
+                       "one, or $GEMMLAB_COMPILE_THREADS; 0: compile each when it is measured)")
+      ->check(CLI::NonNegativeNumber);
   tune_cmd->add_option("--max-time", tune_max_time, "seconds of timing per configuration at most")->default_val(0.3)
       ->check(CLI::PositiveNumber);
 
@@ -350,6 +355,7 @@ int main(int argc, char** argv) {
       to.timing.max_time_s = tune_max_time;
       to.timing.min_time_s = 0;
       to.command_line = cmd;
+      to.compile_threads = tune_compile_threads;
       check_output_path(tune_json);
       auto r = tune(to, std::cout);
       if (!tune_json.empty()) write_file_atomic(tune_json, r.to_json().dump(1) + "\n");
@@ -361,6 +367,8 @@ int main(int argc, char** argv) {
       std::printf("best of %zu/%d configurations in %.1f s: %s, %.4f ms, %.1f GFLOP/s -> %s (class %s)\n",
                   r.trials.size(), r.space, r.elapsed_s, b->params.c_str(), b->median_ms, b->gflops, to.db.c_str(),
                   shape_class(to.problem).c_str());
+      std::printf("time: %.1f s waiting for binaries, %.1f s measuring; NVRTC %.1f s on %d compile-ahead threads\n",
+                  r.prepare_s, r.measure_s, r.compile_s, r.compile_threads);
       return kExitOk;
     }
     auto target_of = [&](const TargetArgs& a) {

@@ -1,4 +1,10 @@
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <nvrtc.h>
 
@@ -70,7 +76,9 @@ std::string arch_name(int cc_major, int cc_minor, bool specific) {
   return "sm_" + std::to_string(cc_major * 10 + cc_minor) + (specific ? "a" : "");
 }
 
-CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache) {
+namespace {
+
+CompiledKernel compile_here(const CompileRequest& req, bool use_cache) {
   auto opts = full_options(req);
   CompiledKernel out;
   if (auto aot = use_cache ? aot_binary(aot_key(req)) : std::string_view(); !aot.empty()) {
@@ -97,6 +105,7 @@ CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache) {
   }
   for (auto& o : opts) cargs.push_back(o.c_str());
 
+  const auto start = std::chrono::steady_clock::now();
   nvrtcProgram prog;
   check(nvrtcCreateProgram(&prog, req.source, (req.program + ".cu").c_str(), int(names.size()), sources.data(),
                            names.data()),
@@ -116,8 +125,138 @@ CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache) {
   out.cubin.resize(size);
   check(nvrtcGetCUBIN(prog, out.cubin.data()), "CUBIN");
   nvrtcDestroyProgram(&prog);
+  out.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (use_cache) write_file_atomic(cached, out.cubin);
   return out;
+}
+
+// Compiles started by CompileAhead threads, by cache key, until compile_cubin takes them.
+struct Ahead {
+  bool done = false;
+  CompiledKernel result;
+  std::exception_ptr error;
+};
+std::mutex ahead_mutex;
+std::condition_variable ahead_done;
+std::map<std::string, std::shared_ptr<Ahead>> ahead;
+
+std::string request_id(const CompileRequest& r) {
+  std::string id = r.program + '\0' + r.arch;
+  for (auto& o : r.options) id += '\0' + o;
+  return id;
+}
+
+}  // namespace
+
+CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache) {
+  if (use_cache) {
+    const auto key = cache_key(req, full_options(req));
+    std::unique_lock lock(ahead_mutex);
+    if (auto it = ahead.find(key); it != ahead.end()) {
+      auto entry = it->second;
+      ahead_done.wait(lock, [&] { return entry->done; });
+      ahead.erase(key);
+      if (entry->error) std::rethrow_exception(entry->error);
+      entry->result.compiled_ahead = !entry->result.from_cache && !entry->result.ahead_of_time;
+      return std::move(entry->result);
+    }
+  }
+  return compile_here(req, use_cache);
+}
+
+CompileAhead::CompileAhead(int threads) {
+  if (threads < 0) {
+    const char* env = std::getenv("GEMMLAB_COMPILE_THREADS");
+    threads = env && *env ? std::atoi(env) : int(std::thread::hardware_concurrency()) - 1;
+  }
+  for (int t = 0; t < std::max(0, threads); ++t) pool_.emplace_back([this] { work(); });
+}
+
+CompileAhead::~CompileAhead() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+    queue_.clear();
+  }
+  wake_.notify_all();
+  for (auto& t : pool_) t.join();
+  // Results nobody took stay on disk only.
+  std::lock_guard lock(ahead_mutex);
+  for (auto& key : started_) ahead.erase(key);
+}
+
+void CompileAhead::submit(const CompileRequest& r) {
+  if (pool_.empty()) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (!queued_.insert(request_id(r)).second) return;
+    queue_.push_back(r);
+  }
+  wake_.notify_one();
+}
+
+void CompileAhead::prefer(const CompileRequest& r) {
+  if (pool_.empty()) return;
+  {
+    std::lock_guard lock(mutex_);
+    const auto id = request_id(r);
+    if (!queued_.insert(id).second) {
+      auto it = std::find_if(queue_.begin(), queue_.end(), [&](auto& q) { return request_id(q) == id; });
+      if (it == queue_.end()) return;  // already taken by a thread
+      queue_.erase(it);
+    }
+    queue_.push_front(r);
+  }
+  wake_.notify_one();
+}
+
+double CompileAhead::compile_s() const {
+  std::lock_guard lock(mutex_);
+  return compile_s_;
+}
+
+int CompileAhead::compiled() const {
+  std::lock_guard lock(mutex_);
+  return compiled_;
+}
+
+void CompileAhead::work() {
+  for (;;) {
+    CompileRequest req;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      req = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    const auto key = cache_key(req, full_options(req));
+    // Skipped when built in, cached on disk, or already started elsewhere.
+    if (!aot_binary(aot_key(req)).empty() || std::filesystem::exists(cache_dir() / "kernels" / (key + ".cubin")))
+      continue;
+    auto entry = std::make_shared<Ahead>();
+    {
+      std::lock_guard lock(ahead_mutex);
+      if (!ahead.emplace(key, entry).second) continue;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      started_.insert(key);
+    }
+    try {
+      entry->result = compile_here(req, true);
+    } catch (...) {
+      entry->error = std::current_exception();
+    }
+    {
+      std::lock_guard lock(ahead_mutex);
+      entry->done = true;
+    }
+    ahead_done.notify_all();
+    std::lock_guard lock(mutex_);
+    compile_s_ += entry->result.compile_s;
+    compiled_ += entry->error ? 0 : 1;
+  }
 }
 
 }  // namespace gemmlab

@@ -100,6 +100,13 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
                                     g.shared_bytes, stream));
     }
+  } else if (plan.tma.used) {
+    TensorMaps maps;
+    encode_operand_map(maps.a, args.a, plan.tma.a);
+    encode_operand_map(maps.b, args.b, plan.tma.b);
+    void* params[] = {&args, &maps};
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
+                                  g.shared_bytes, stream));
   } else {
     void* params[] = {&args};
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
@@ -182,7 +189,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
       GEMMLAB_CUDA(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(k.kernel), &config));
       resident = unsigned(std::max(1, clusters)) * plan.cluster;
     }
-    g.grid.x = std::min(g.grid.x, resident);
+    g.grid.x = std::min(g.grid.x, std::max(1u, resident / g.grid.z));
   }
   plan.geometry = g;
   auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
@@ -201,6 +208,16 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     if (spec.in_place && sb.row == 1 && var.b_vec) plan.packed.ldb = sb.col;
     if (shared_buffers) bind_packed(plan, static_cast<float*>(packed_.get(plan.packed.floats() * sizeof(float), false)));
   }
+  if (auto t = family_.tma_operands(values_); t.used()) {
+    // The operands' own addresses are known only per call: refuse now what TMA cannot read.
+    const float* ca = plan.swap_operands ? b : a;
+    const float* cb = plan.swap_operands ? a : b;
+    for (auto why : {operand_map_problem(c.m, c.k, sa.row, sa.col, var.a_k_contig, ca),
+                     operand_map_problem(c.n, c.k, sb.col, sb.row, !var.b_n_contig, cb)})
+      if (!why.empty()) throw UsageError(family_.name() + ": " + why);
+    plan.tma = {true, describe_operand_map(c.m, c.k, sa.row, sa.col, var.a_k_contig, t.box_m, t.box_k),
+                describe_operand_map(c.n, c.k, sb.col, sb.row, !var.b_n_contig, t.box_n, t.box_k)};
+  }
   if (plan.splits > 1 && k.reduce) {
     plan.reduce = k.reduce;
     plan.reduce_blocks = unsigned(std::min<long long>((c.m * c.n + 255) / 256, 8ll * device_->sms));
@@ -218,19 +235,29 @@ nlohmann::json FamilyLauncher::details() const {
     j["local_bytes"] = last_->attrs.localSizeBytes;
     j["occupancy"] = last_->occupancy;
     j["binary"] = last_->module.origin();
+    j["compile_s"] = last_->module.compile_s();
   }
   return j;
 }
 
+CompileRequest kernel_request(const KernelFamily& f, const ParamValues& v, const Variant& var, Ablation a,
+                              const DeviceInfo& d) {
+  auto defines = compile_defines(f, v, var);
+  for (auto& x : compile_defines(a)) defines.push_back(x);
+  return {f.name(), f.source(), defines, arch_name(d.cc_major, d.cc_minor, f.arch_specific())};
+}
+
+CompileRequest kernel_request(const KernelFamily& f, const ParamValues& v, const Problem& p, const DeviceInfo& d) {
+  return kernel_request(f, v, aligned_variant(canonical(p)), Ablation::none, d);
+}
+
 FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeometry& g) {
-  auto defines = compile_defines(family_, values_, v);
-  for (auto& d : compile_defines(ablation_)) defines.push_back(d);
+  auto req = kernel_request(family_, values_, v, ablation_, *device_);
   std::string key;
-  for (auto& d : defines) key += d + " ";
+  for (auto& d : req.options) key += d + " ";
   auto it = loaded_.find(key);
   if (it == loaded_.end()) {
-    Loaded k{Module(family_.name(), family_.source(), defines,
-                    arch_name(device_->cc_major, device_->cc_minor, family_.arch_specific()))};
+    Loaded k{Module(req.program, req.source, req.options, req.arch)};
     k.kernel = k.module.kernel(family_.entry());
     if (auto spec = family_.packing(values_); spec.planes > 0) k.pack = k.module.kernel(spec.entry);
     if (!family_.reduce_entry().empty()) k.reduce = k.module.kernel(family_.reduce_entry());

@@ -11,11 +11,13 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
+#include "gemmlab/compile.hpp"
 #include "gemmlab/device.hpp"
 #include "gemmlab/family.hpp"
 #include "gemmlab/module.hpp"
 #include "gemmlab/problem.hpp"
 #include "kernels/gemm_args.h"
+#include "launch/tma.hpp"
 
 namespace gemmlab {
 
@@ -39,6 +41,13 @@ struct PackedOperands {
   }
 };
 
+// Operands read in place through TMA (KernelFamily::tma_operands): their descriptors without the
+// base address, which each launch adds.
+struct TmaPlan {
+  bool used = false;
+  OperandMap a, b;
+};
+
 struct LaunchPlan {
   cudaKernel_t kernel = nullptr;
   cudaKernel_t reduce = nullptr;  // split-K's second step, when the family has one
@@ -51,6 +60,7 @@ struct LaunchPlan {
   size_t workspace_floats = 0;  // split-K partial products the plan needs (0: none)
   size_t counter_count = 0;     // arrival counters it needs, zeroed (0: none)
   PackedOperands packed;        // spec.planes = 0: the family reads the operands as given
+  TmaPlan tma;
 };
 
 // Places the plan's packed operands in `buffer` (packed.floats() floats) and encodes their TMA
@@ -62,6 +72,12 @@ bool swapped(const Problem& p);
 Problem canonical(const Problem& p);
 // The variant of a call on that form whose operands start 16-byte aligned (as cudaMalloc's do).
 Variant aligned_variant(const Problem& canonical_problem);
+
+// What FamilyLauncher compiles for a call of this variant, and for `p` with cudaMalloc'd operands
+// (16-byte aligned: what the lab's runs use), so that others can compile it ahead (CompileAhead).
+CompileRequest kernel_request(const KernelFamily& f, const ParamValues& v, const Variant& var, Ablation a,
+                              const DeviceInfo& d);
+CompileRequest kernel_request(const KernelFamily& f, const ParamValues& v, const Problem& p, const DeviceInfo& d);
 
 // Enqueues the plan with these operands and scalars.
 void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, float alpha, float beta,

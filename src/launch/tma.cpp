@@ -1,5 +1,6 @@
 #include "launch/tma.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include <cuda.h>
@@ -50,6 +51,20 @@ void encode_kmajor_map(void* map, const float* base, long long rows, long long k
   if (r != CUDA_SUCCESS)
     throw RuntimeError("cuTensorMapEncodeTiled refused a " + std::to_string(rows) + " x " + std::to_string(k) +
                        " operand (error " + std::to_string(int(r)) + ")");
+}
+
+void encode_operand_map(void* map, const float* base, const OperandMap& d) {
+  if (reinterpret_cast<std::uintptr_t>(base) % 16) throw UsageError("TMA needs operands that start 16-byte aligned");
+  const cuuint64_t dims[2] = {d.dims[0], d.dims[1]};
+  const cuuint64_t strides[1] = {d.row_bytes};
+  const cuuint32_t box[2] = {d.box[0], d.box[1]};
+  const cuuint32_t step[2] = {1, 1};
+  CUresult r = encoder()(static_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base),
+                         dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw RuntimeError("cuTensorMapEncodeTiled refused a " + std::to_string(d.dims[1]) + " x " +
+                       std::to_string(d.dims[0]) + " operand (error " + std::to_string(int(r)) + ")");
 }
 
 }  // namespace gemmlab

@@ -1,7 +1,9 @@
 #pragma once
-// TMA descriptors (CUtensorMap) for the packed operands of the families that read them through the
-// tensor memory accelerator. Encoded by the driver (cuTensorMapEncodeTiled, reached through the
-// runtime's entry-point query so that gemmlab does not link libcuda).
+// TMA descriptors (CUtensorMap) for the families that read operands through the tensor memory
+// accelerator. Encoded by the driver (cuTensorMapEncodeTiled, reached through the runtime's
+// entry-point query so that gemmlab does not link libcuda).
+#include "kernels/tma_operands.hpp"
+
 namespace gemmlab {
 
 // A descriptor of `planes` planes of rows x k floats (row stride kp floats, plane stride rows·kp)
@@ -9,5 +11,7 @@ namespace gemmlab {
 // Reads past k or rows fill zeros. Throws RuntimeError when the driver refuses.
 void encode_kmajor_map(void* map, const float* base, long long rows, long long k, long long kp, int planes,
                        int box_rows, int box_k);
+
+void encode_operand_map(void* map, const float* base, const OperandMap& d);
 
 }  // namespace gemmlab

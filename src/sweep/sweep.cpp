@@ -23,6 +23,7 @@
 #include "gemmlab/profile.hpp"
 #include "gemmlab/results.hpp"
 #include "gemmlab/tuning.hpp"
+#include "launch/launcher.hpp"
 
 namespace gemmlab {
 
@@ -224,6 +225,20 @@ int sweep_worker(const SweepOptions& o) {
   host_opts.min_samples = std::min(host_opts.min_samples, 3);  // OpenBLAS: seconds per sample at 8192
   auto db = TuningDb::load(default_tuning_db());
   const auto arch = arch_name(dev.cc_major, dev.cc_minor);
+
+  // The other cores compile the points' kernels, in the order they come, while the GPU measures.
+  CompileAhead ahead;
+  for (auto& pt : points) {
+    auto& k = kernel_of(e, pt);
+    if (journal.done.count(pt.key) || pt.problem < 0 || !k.family || !k.invalid.empty()) continue;
+    const Problem& p = e.problems[size_t(pt.problem)];
+    try {
+      auto params = k.params == "tuned" ? tuned_params(k.kernel, p, dev.name, arch, db).params : k.params;
+      ahead.submit(kernel_request(*k.family, parse_params(*k.family, params), p, dev));
+    } catch (const UsageError&) {
+      // measured (and reported) as invalid when its turn comes
+    }
+  }
 
   const auto metrics = o.metrics.empty() ? std::vector<MetricDef>{} : parse_metrics(o.metrics);
   std::map<std::string, std::unique_ptr<GemmRunner>> runners;

@@ -442,6 +442,31 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
   }
 }
 
+// With split-K, slice z's raw partial sums go to its part of the workspace (a row-major M × N
+// matrix, alpha = 1, beta = 0); one store path for both keeps the register count down.
+__device__ inline GemmArgs splitk_output(const GemmArgs& g, int z, int splits) {
+  GemmArgs out = g;
+  if (splits > 1) {
+    out.c = g.workspace + (long long)z * g.m * g.n;
+    out.c_row = g.n, out.alpha = 1.0f, out.beta = 0.0f;
+  }
+  return out;
+}
+
+// The second step of split-K: C = alpha · Σ_z partial_z + beta · C, one thread per element (the
+// families' reduce kernels are 256-thread wrappers of this).
+__device__ inline void splitk_reduce(const GemmArgs& g, int splits) {
+  const long long mn = g.m * g.n;
+  for (long long e = blockIdx.x * 256ll + threadIdx.x; e < mn; e += 256ll * gridDim.x) {
+    float sum = 0.0f;
+    // Unrolled, eight slices' loads are in flight before their adds (which keep split order): a
+    // huge K split hundreds of ways would otherwise wait on one load at a time.
+#pragma unroll 8
+    for (int z = 0; z < splits; ++z) sum += g.workspace[z * mn + e];
+    store_c(g, e / g.n, e % g.n, sum);
+  }
+}
+
 // Tiles of TILE_K along K.
 __device__ inline int k_tiles(const GemmArgs& g, int tile_k) { return int((g.k + tile_k - 1) / tile_k); }
 

@@ -37,27 +37,11 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   const int first = blockIdx.z * per_split, count = max(0, min(tiles, first + per_split) - first);
   gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0, first,
                                                                         count);
-  // With split-K, raw partial sums go to this split's slice of the workspace (a row-major M × N
-  // matrix, alpha = 1, beta = 0); one store path for both keeps the register count down.
-  GemmArgs out = g;
-  bool vec = C_VEC;
-  if (gridDim.z > 1) {
-    out.c = g.workspace + (long long)blockIdx.z * g.m * g.n;
-    out.c_row = g.n, out.alpha = 1.0f, out.beta = 0.0f;
-    vec = g.n % 4 == 0;
-  }
+  const GemmArgs out = gl::splitk_output(g, blockIdx.z, gridDim.z);
+  const bool vec = gridDim.z > 1 ? g.n % 4 == 0 : C_VEC;
   t.store(out, m0, n0, row0, col0, vec);
 }
 
-// The second step of split-K: C = alpha · Σ_z partial_z + beta · C, one thread per element.
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
-  const long long mn = g.m * g.n;
-  for (long long e = blockIdx.x * 256ll + threadIdx.x; e < mn; e += 256ll * gridDim.x) {
-    float sum = 0.0f;
-    // Unrolled, eight slices' loads are in flight before their adds (which keep split order): a
-    // huge K split hundreds of ways would otherwise wait on one load at a time.
-#pragma unroll 8
-    for (int z = 0; z < splits; ++z) sum += g.workspace[z * mn + e];
-    gl::store_c(g, e / g.n, e % g.n, sum);
-  }
+  gl::splitk_reduce(g, splits);
 }

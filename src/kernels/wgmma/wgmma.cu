@@ -73,14 +73,6 @@ extern "C" __global__ void __launch_bounds__(256) pack_tf32(const float* x, long
   }
 }
 
-// The tile a block takes at step `t` of its sequence: bands of GROUP tile rows, column by column.
-__device__ inline void tile_coords(long long t, long long tiles_m, long long tiles_n, long long& tm, long long& tn) {
-  const long long band = (long long)GROUP * tiles_n, first = t / band * GROUP;
-  const long long rows = min((long long)GROUP, tiles_m - first), in = t % band;
-  tm = first + in % rows;
-  tn = in / rows;
-}
-
 // The products of one k step and m64 slice: big·big, or the two corrections (small·big, big·small);
 // the first writes d when !accumulate.
 template <int R>
@@ -197,7 +189,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   const int ktiles = int((g.k + BK - 1) / BK);
   auto coords = [&](long long u, long long& tm, long long& tn) {
     long long um;
-    tile_coords(u, units_m, tiles_n, um, tn);
+    hopper::banded_tile(u, units_m, tiles_n, GROUP, um, tn);
     tm = um * CLUSTER + rank;
   };
 

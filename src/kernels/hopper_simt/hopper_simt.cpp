@@ -1,0 +1,146 @@
+#include "kernels/tiled.hpp"
+#include "kernels/tma_operands.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const hopper_simt_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+auto s = [](int x) { return std::to_string(x); };
+
+class HopperSimt final : public KernelFamily {
+ public:
+  std::string name() const override { return "hopper-simt"; }
+  std::string description() const override {
+    return "FP32 on the CUDA cores fed by TMA: a producer warp, an mbarrier pipeline, FFMA-only consumer warps, "
+           "persistent tiles, optional split-K";
+  }
+  int min_arch() const override { return 90; }
+  std::vector<ParamSpec> params() const override {
+    return {{"tile", {128, 256, 16}, 4, 256, "block tile BM x BN x BK (each side at most 256: one TMA box)"},
+            {"warp", {64, 64}, 4, 256, "warp tile WM x WN"},
+            {"vpt", {8, 16}, 4, 32, "values per thread TM x TN (multiples of 4)"},
+            {"stages", {4}, 2, 12, "shared-memory slots of the TMA pipeline"},
+            {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
+            {"splitk", {1}, 1, 256, "slices of K computed separately, then summed (shapes with few tiles)"}};
+  }
+  const char* source() const override { return embedded::hopper_simt_source; }
+  std::string entry() const override { return "gemm_hopper_simt"; }
+  bool uses_variant() const override { return true; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &w = v.at("warp"), &r = v.at("vpt");
+    std::vector<std::string> out;
+    if (t[0] % w[0] || t[1] % w[1])
+      out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " is not a multiple of warp " + s(w[0]) + "x" + s(w[1]));
+    if (w[0] % r[0] || w[1] % r[1])
+      out.push_back("warp " + s(w[0]) + "x" + s(w[1]) + " is not a multiple of vpt " + s(r[0]) + "x" + s(r[1]));
+    if (r[0] % 4 || r[1] % 4) out.push_back("vpt " + s(r[0]) + "x" + s(r[1]) + " must be multiples of 4 (16-byte loads)");
+    // A K-contiguous tile is read 4 k at a time and its rows must be whole 16-byte units for TMA.
+    if (t[2] % 4) out.push_back("tile.k " + s(t[2]) + " is not a multiple of 4 (16-byte loads of 4 k)");
+    if (t[2] > 64) out.push_back("tile.k " + s(t[2]) + " is over 64 (one K tile is unrolled into the FFMA stream)");
+    if (!out.empty()) return out;
+    if ((w[0] / r[0]) * (w[1] / r[1]) != 32)
+      out.push_back("warp / vpt = " + s(w[0] / r[0]) + "x" + s(w[1] / r[1]) + " lanes, not the 32 of a warp");
+    if (threads(v) > kMaxThreadsPerBlock)
+      out.push_back(s(threads(v)) + " threads per block (consumers and the producer warp), over " +
+                    s(kMaxThreadsPerBlock));
+    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    // One block per SM: the allocation gives each thread 65536 / threads, in units of 8.
+    const int cap = std::min(kMaxRegisters, 65536 / threads(v) / 8 * 8), need = registers(v);
+    if (out.empty() && need > cap)
+      out.push_back("needs about " + s(need) + " registers per thread (accumulators and fragments), over the " + s(cap) +
+                    " that " + s(threads(v)) + " threads get");
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &w = v.at("warp"), &r = v.at("vpt");
+    return {tiled::define("BM", t[0]),          tiled::define("BN", t[1]), tiled::define("BK", t[2]),
+            tiled::define("WM", w[0]),          tiled::define("WN", w[1]), tiled::define("TM", r[0]),
+            tiled::define("TN", r[1]),          tiled::define("STAGES", v.at("stages")[0]),
+            tiled::define("GROUP", v.at("group")[0])};
+  }
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    auto& t = v.at("tile");
+    const long long tiles = ((p.m + t[0] - 1) / t[0]) * ((p.n + t[1] - 1) / t[1]);
+    return {dim3(unsigned(std::min<long long>(tiles, 1ll << 30))), dim3(unsigned(threads(v))), size_t(smem(v))};
+  }
+  bool persistent(const ParamValues&) const override { return true; }
+  int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
+  std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
+  TmaOperands tma_operands(const ParamValues& v) const override {
+    auto& t = v.at("tile");
+    return {t[0], t[1], t[2]};
+  }
+  // What TMA needs of the operands' layout (their addresses are checked per call by the launcher).
+  std::string unsupported(const ParamValues&, const Problem& p) const override {
+    auto sa = op_a_strides(p), sb = op_b_strides(p);
+    static const float aligned[4] = {};
+    if (auto why = operand_map_problem(p.m, p.k, sa.row, sa.col, p.trans_a == Trans::no, aligned); !why.empty())
+      return "A: " + why;
+    if (auto why = operand_map_problem(p.n, p.k, sb.col, sb.row, p.trans_b == Trans::yes, aligned); !why.empty())
+      return "B: " + why;
+    return {};
+  }
+  // Per block and K tile: two TMA loads (no load instructions in any thread); per consumer warp and
+  // chunk of 4 k: TM + TN 16-byte shared loads. Split-K's slices each store raw partial sums.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
+    auto &t = v.at("tile"), &r = v.at("vpt");
+    const auto tl = tiling(p, v);
+    const int splits = v.at("splitk")[0];
+    const double consumer_warps = (threads(v) - 32) / 32.0, chunks = t[2] / 4.0;
+    KernelModel m;
+    m.global_load_inst = 0;
+    m.global_async_inst = 0;
+    m.tma_load_inst = tl.blocks * tl.ktiles * 2;
+    m.global_load_bytes = tl.blocks * tl.ktiles * 4.0 * (t[0] + t[1]) * t[2];
+    m.shared_load_inst = tl.blocks * tl.ktiles * consumer_warps * chunks * (r[0] + r[1]);
+    m.shared_load_bytes = m.shared_load_inst * 32 * 16;
+    m.shared_store_inst = 0;
+    // Four columns per store where the thread owns adjacent columns (B outer-contiguous) and C allows it.
+    const bool vec = var.b_n_contig && (splits > 1 ? p.n % 4 == 0 : var.c_vec);
+    tiled::add_epilogue(m, p, tl.blocks * splits * consumer_warps * r[0] * r[1] / (vec ? 4.0 : 1.0));
+    m.global_store_bytes *= splits;
+    m.assumptions = {"edge tiles counted like interior ones (TMA loads whole boxes, zero-filled)",
+                     "K tiles split evenly among the slices"};
+    if (splits > 1) m.assumptions.push_back("split-K: the reduce kernel is not counted");
+    return m;
+  }
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"tile", {"128x256x16", "256x128x16", "128x128x16", "128x256x8", "128x128x32"}},
+                                 {"warp", {"64x64", "32x64", "64x32"}},
+                                 {"vpt", {"8x16", "16x8", "8x8", "4x16"}},
+                                 {"stages", {"3", "4", "6"}}});
+  }
+
+ private:
+  static int threads(const ParamValues& v) {
+    return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]) * 32 + 32;
+  }
+  // Accumulators, one chunk of A (TM x 4), one 4 x 4 block of B, ~24 for addresses and the loop.
+  static int registers(const ParamValues& v) {
+    auto& r = v.at("vpt");
+    return r[0] * r[1] + 4 * r[0] + 16 + 24;
+  }
+  static long long smem(const ParamValues& v) {
+    auto& t = v.at("tile");
+    auto tile_bytes = [&](int outer) { return (4ll * outer * t[2] + 1023) / 1024 * 1024; };
+    // Stages, 1024 bytes to align them, two mbarriers per stage.
+    return v.at("stages")[0] * (tile_bytes(t[0]) + tile_bytes(t[1])) + 1024 + 16ll * v.at("stages")[0];
+  }
+  static tiled::Tiling tiling(const Problem& p, const ParamValues& v) {
+    auto& t = v.at("tile");
+    return tiled::tiling(p, t[0], t[1], t[2]);
+  }
+};
+
+}  // namespace
+
+const KernelFamily& hopper_simt_family() {
+  static const HopperSimt f;
+  return f;
+}
+
+}  // namespace gemmlab

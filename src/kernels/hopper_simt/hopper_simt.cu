@@ -1,0 +1,185 @@
+// hopper-simt: FP32 GEMM on the CUDA cores, fed the Hopper way (sm_90).
+//
+// warptiled spends a third of its instructions on the addresses and bounds checks of its cp.async
+// copies (perf-log entry 3). Here no consumer thread copies anything: one producer warp moves each
+// K tile of op(A) and op(B) with two TMA loads (the tensor memory accelerator computes the
+// addresses and fills zeros outside the matrix, so edge tiles need no checks) into STAGES slots
+// guarded by mbarriers (full: the bytes arrived; empty: every consumer warp is done with the slot).
+// The consumer warps only read shared memory and issue FFMAs: block tile BM x BN, warp tile WM x WN,
+// thread tile TM x TN, as in warptiled. The grid is persistent: each block walks tiles blockIdx.x,
+// + gridDim.x, ... in bands of GROUP tile rows (L2 reuse); gridDim.z > 1 splits K (split-K's
+// partial sums go to the workspace and a reduce kernel adds them), for shapes with too few tiles.
+//
+// TMA copies a box in the operand's own layout: it cannot transpose 4-byte elements. A K-contiguous
+// operand (row-major A, transposed B) lands as OUTER rows of BK floats, and a thread reads 4 k of
+// one row per 16-byte load; an outer-contiguous one lands as BK rows of OUTER floats, and a thread
+// reads one k of 4 rows (columns) per load. Either way a chunk of 4 k costs TM + TN 16-byte loads for
+// 4·TM·TN FFMAs. Rows of BK = 8 or 16 floats put two or four rows in one 128-byte bank line, so a
+// thread's rows are interleaved (row = lane / LANES_N + i · LANES_M): the 8 lanes of a quarter-warp
+// (one shared-memory wavefront of 16-byte loads) then read adjacent rows, which fall in different
+// banks (BK = 32 rows all start in bank 0: two-way conflicts, a reason BK = 16 is the default).
+#include "gemm_tile.cuh"
+#include "hopper.cuh"
+
+constexpr int WARPS_N = BN / WN;
+constexpr int CONSUMERS = (BM / WM) * WARPS_N;  // consumer warps; the producer warp comes after them
+constexpr int NT = 32 * (CONSUMERS + 1);
+constexpr int LANES_N = WN / TN, LANES_M = WM / TM;
+constexpr int KCHUNK = 4;  // k values per 16-byte load of a K-contiguous tile
+
+// An operand's K tile in shared memory as TMA writes it: OUTER x BK, K-contiguous or not. Each
+// tile starts 1024-byte aligned (what any TMA destination needs, swizzled or not).
+template <int OUTER, bool K_CONTIG>
+struct TmaTile {
+  static constexpr int kBytes = (OUTER * BK * 4 + 1023) / 1024 * 1024;
+  // K_CONTIG: k .. k+3 of row o (k a multiple of 4); otherwise rows o .. o+3 (o a multiple of 4) at k.
+  __device__ static float4 read4(const float* s, int o, int k) {
+    return *reinterpret_cast<const float4*>(s + (K_CONTIG ? o * BK + k : k * OUTER + o));
+  }
+};
+using TileA = TmaTile<BM, A_K_CONTIG>;
+using TileB = TmaTile<BN, !B_N_CONTIG>;
+constexpr int STAGE_BYTES = TileA::kBytes + TileB::kBytes;
+
+// Which rows and columns of the block tile a consumer thread owns. Along a dimension the operand
+// is contiguous in (outer-contiguous tile), 4 adjacent values per 16-byte load: sub-tiles of 4
+// strided across the warp tile, as warptiled. Along one it is not (K-contiguous tile), one value
+// per load: interleaved, so that a quarter-warp reads adjacent rows (see above).
+template <int LANES, bool K_CONTIG>
+struct Owned {
+  int first;  // the thread's first row (column) in the block tile
+  __device__ Owned(int warp_origin, int lane_index)
+      : first(warp_origin + (K_CONTIG ? lane_index : lane_index * 4)) {}
+  __device__ int at(int i) const { return K_CONTIG ? first + i * LANES : first + (i / 4) * LANES * 4 + i % 4; }
+};
+
+// The producer: one thread issues both loads of every K tile of every tile this block computes.
+__device__ inline void produce(const TensorMaps& maps, float* smem, unsigned long long* full, unsigned long long* empty,
+                               long long tiles_m, long long tiles_n, int kt_first, int kt_count) {
+  int round_slot = 0;  // K tiles issued so far
+  for (long long u = blockIdx.x; u < tiles_m * tiles_n; u += gridDim.x) {
+    long long tm, tn;
+    hopper::banded_tile(u, tiles_m, tiles_n, GROUP, tm, tn);
+    const int m0 = int(tm * BM), n0 = int(tn * BN);
+    for (int kt = kt_first; kt < kt_first + kt_count; ++kt, ++round_slot) {
+      const int s = round_slot % STAGES;
+      hopper::mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
+      hopper::mbar_expect_bytes(&full[s], STAGE_BYTES);
+      unsigned char* slot = reinterpret_cast<unsigned char*>(smem) + s * STAGE_BYTES;
+      const int k0 = kt * BK;
+      if (A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, k0, m0, &full[s]);
+      else hopper::tma_load_2d(slot, &maps.a, m0, k0, &full[s]);
+      if (B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, n0, k0, &full[s]);
+      else hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, k0, n0, &full[s]);
+    }
+  }
+}
+
+// One K tile's FFMAs, in chunks of 4 k: the thread's TM x 4 values of A, then for each group of 4 of
+// its columns the 4 x 4 values of B and their 4·TM·4 FFMAs (a[i][kk], b[jj][kk]: k innermost in both).
+template <class RowsA, class ColsB>
+__device__ inline void compute(float (&acc)[TM][TN], const float* As, const float* Bs, const RowsA& rows,
+                               const ColsB& cols) {
+#pragma unroll
+  for (int k0 = 0; k0 < BK; k0 += KCHUNK) {
+    float a[TM][KCHUNK];
+#pragma unroll
+    for (int i = 0; i < TM; i += A_K_CONTIG ? 1 : 4)
+#pragma unroll
+      for (int kk = 0; kk < (A_K_CONTIG ? 1 : KCHUNK); ++kk) {
+        const float4 v = TileA::read4(As, rows.at(i), k0 + kk);
+        if (A_K_CONTIG) a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
+        else a[i][kk] = v.x, a[i + 1][kk] = v.y, a[i + 2][kk] = v.z, a[i + 3][kk] = v.w;
+      }
+#pragma unroll
+    for (int j0 = 0; j0 < TN; j0 += 4) {
+      float b[4][KCHUNK];
+#pragma unroll
+      for (int x = 0; x < 4; ++x) {
+        if (B_N_CONTIG) {  // x is kk: 4 columns at one k
+          const float4 v = TileB::read4(Bs, cols.at(j0), k0 + x);
+          b[0][x] = v.x, b[1][x] = v.y, b[2][x] = v.z, b[3][x] = v.w;
+        } else {  // x is the column: 4 k of it
+          const float4 v = TileB::read4(Bs, cols.at(j0 + x), k0);
+          b[x][0] = v.x, b[x][1] = v.y, b[x][2] = v.z, b[x][3] = v.w;
+        }
+      }
+#pragma unroll
+      for (int kk = 0; kk < KCHUNK; ++kk)
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) acc[i][j0 + jj] = fmaf(a[i][kk], b[jj][kk], acc[i][j0 + jj]);
+    }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(NT, 1)
+    gemm_hopper_simt(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
+  using namespace hopper;
+  extern __shared__ unsigned char smem_raw[];
+  float* smem = reinterpret_cast<float*>((reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~1023ull);
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(reinterpret_cast<unsigned char*>(smem) +
+                                                                   STAGES * STAGE_BYTES);
+  unsigned long long* empty = full + STAGES;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], CONSUMERS);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
+  // Split-K: slice blockIdx.z of gridDim.z takes an equal run of the K tiles.
+  const int ktiles = int((g.k + BK - 1) / BK), per_split = (ktiles + gridDim.z - 1) / gridDim.z;
+  const int kt_first = blockIdx.z * per_split, kt_count = max(0, min(ktiles, kt_first + per_split) - kt_first);
+
+  if (warp == CONSUMERS) {
+    if (lane == 0) produce(maps, smem, full, empty, tiles_m, tiles_n, kt_first, kt_count);
+    return;
+  }
+
+  const Owned<LANES_M, A_K_CONTIG> rows((warp / WARPS_N) * WM, lane / LANES_N);
+  const Owned<LANES_N, !B_N_CONTIG> cols((warp % WARPS_N) * WN, lane % LANES_N);
+  const GemmArgs out = gl::splitk_output(g, blockIdx.z, gridDim.z);
+  // Four adjacent columns per 16-byte store where the thread owns them (B outer-contiguous).
+  const bool vec = B_N_CONTIG && (gridDim.z > 1 ? g.n % 4 == 0 : C_VEC);
+  int round_slot = 0;
+  for (long long u = blockIdx.x; u < tiles_m * tiles_n; u += gridDim.x) {
+    long long tm, tn;
+    banded_tile(u, tiles_m, tiles_n, GROUP, tm, tn);
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+    for (int kt = 0; kt < kt_count; ++kt, ++round_slot) {
+      const int s = round_slot % STAGES;
+      mbar_wait(&full[s], (round_slot / STAGES) & 1);
+      const float* slot = reinterpret_cast<const float*>(reinterpret_cast<const unsigned char*>(smem) + s * STAGE_BYTES);
+      compute(acc, slot, slot + TileA::kBytes / 4, rows, cols);
+      // The slot goes back once every lane's loads from it are done (arrive has release semantics).
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[s]);
+    }
+    const long long m0 = tm * BM, n0 = tn * BN;
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; j += 4) {
+        if (vec) {
+          gl::store_c4(out, m0 + rows.at(i), n0 + cols.at(j), &acc[i][j], true);
+        } else {
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) gl::store_c(out, m0 + rows.at(i), n0 + cols.at(j + jj), acc[i][j + jj]);
+        }
+      }
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
+  gl::splitk_reduce(g, splits);
+}

@@ -1,0 +1,24 @@
+#pragma once
+// How a family that reads the caller's operands through TMA describes them: the rules TMA sets on
+// an operand's layout and the descriptor's shape, without the driver (launch/tma.hpp encodes it).
+#include <string>
+
+namespace gemmlab {
+
+// How one operand (op(A) as M x K, or op(B)ᵀ as N x K: `outer` x `k`, element (o, kk) at
+// o·s_outer + kk·s_k floats) is described to TMA in its own layout: dimension 0 is the contiguous
+// one (k when k_contig, else outer), the box is box_outer x box_k, and shared memory receives it
+// row by row of dimension 0 (no swizzle: the reading family arranges its threads instead).
+struct OperandMap {
+  unsigned long long dims[2] = {0, 0};  // elements, contiguous dimension first
+  unsigned long long row_bytes = 0;     // stride of dimension 1
+  unsigned box[2] = {0, 0};
+};
+// Empty when TMA can read the operand; otherwise why not (one line).
+std::string operand_map_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                                const void* base);
+// Throws UsageError with operand_map_problem's reason.
+OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                                int box_outer, int box_k);
+
+}  // namespace gemmlab
