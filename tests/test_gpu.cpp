@@ -936,3 +936,58 @@ TEST(Library, CorpusChoicesRunAheadOfTime) {
       EXPECT_EQ(l.details().value("binary", ""), "ahead of time") << shape.name << " " << to_string(mode) << " " << c.params;
     }
 }
+
+// hopper-simt reads the caller's operands through TMA, which needs 16-byte rows: every layout and
+// transpose with leading dimensions rounded up to 4 floats (and padded further), edges in M, N and
+// K (K under one tile, tails of every tile side), alpha and beta, split-K; leading dimensions TMA
+// cannot read are refused with the reason, never run.
+TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
+  REQUIRE_GPU();
+  auto dev = query_device(0);
+  if (dev.arch() < 90) GTEST_SKIP() << "hopper-simt needs compute capability 9.0 (TMA)";
+  const auto& f = *find_family("hopper-simt");
+  std::vector<ParamValues> configs = {parse_params(f, ""),
+                                      parse_params(f, "tile=128x128x32,warp=64x32,vpt=8x8,stages=3,splitk=3"),
+                                      parse_params(f, "tile=64x64x8,warp=32x32,vpt=4x8,stages=2,group=1")};
+  {
+    CompileAhead ahead;  // every variant of every configuration, in parallel
+    for (auto& v : configs)
+      for (int bits = 0; bits < 8; ++bits)
+        ahead.submit(kernel_request(f, v, Variant{bool(bits & 1), bool(bits & 2), true, true, bool(bits & 4)},
+                                    Ablation::none, dev));
+    for (auto& v : configs)
+      for (int bits = 0; bits < 8; ++bits)
+        compile_cubin(kernel_request(f, v, Variant{bool(bits & 1), bool(bits & 2), true, true, bool(bits & 4)},
+                                     Ablation::none, dev));
+  }
+  std::vector<std::unique_ptr<GemmRunner>> runners;
+  for (auto& v : configs) runners.push_back(make_family_runner(f, v));
+  Stream stream;
+  std::mt19937 rng(15);
+  std::uniform_int_distribution<int> pad(0, 2);
+  struct Shape { int64_t m, n, k; };
+  int ran = 0;
+  for (Shape s : {Shape{1, 1, 1}, Shape{5, 3, 7}, Shape{100, 200, 3}, Shape{129, 257, 17}, Shape{1000, 1000, 1000},
+                  Shape{2055, 1003, 999}, Shape{300, 4100, 64}})
+    for (auto layout : {Layout::row_major, Layout::col_major})
+      for (int t = 0; t < 4; ++t) {
+        Problem p;
+        p.m = s.m, p.n = s.n, p.k = s.k, p.layout = layout;
+        p.trans_a = t & 1 ? Trans::yes : Trans::no, p.trans_b = t & 2 ? Trans::yes : Trans::no;
+        p.alpha = 1.5f, p.beta = t == 3 ? -0.5f : 0.0f;
+        p = normalized(p);
+        p.lda = (p.lda + 3) / 4 * 4 + 4 * pad(rng), p.ldb = (p.ldb + 3) / 4 * 4 + 4 * pad(rng);
+        p.ldc = p.ldc + pad(rng);  // C is written by threads, any ldc
+        ProblemSession session(p, Distribution::uniform, 100 + ran, stream.s);
+        for (auto& r : runners) {
+          ASSERT_EQ(r->unsupported(p), "") << describe(p);
+          auto v = session.verify(*r);
+          EXPECT_TRUE(v.passed) << r->details().value("params", "") << " on " << describe(p) << " ld " << p.lda << ","
+                                << p.ldb << "," << p.ldc << ": " << v.first_failure << " (max_err " << v.max_err << ")";
+          ++ran;
+        }
+      }
+  EXPECT_EQ(ran, 7 * 2 * 4 * 3);
+  Problem odd = normalized(Problem::square(2049));
+  EXPECT_NE(runners[0]->unsupported(odd).find("multiples of 4 floats"), std::string::npos);
+}
