@@ -308,7 +308,7 @@ TEST(Wgmma, PacksTwoPlanesFor3xAndOneFor1x) {
 
 TEST(HopperSimt, NamesEachBrokenRule) {
   const auto& f = *find_family("hopper-simt");
-  EXPECT_FALSE(f.arch_specific());  // TMA and mbarriers are sm_90, not sm_90a
+  EXPECT_TRUE(f.arch_specific());  // setmaxnreg is sm_90a
   EXPECT_EQ(f.min_arch(), 90);
   auto why = [&](const std::string& text) {
     try {
@@ -327,10 +327,12 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   EXPECT_NE(why("tile=256x256x32,stages=4").find("KB of shared memory"), std::string::npos);
   EXPECT_NE(why("vpt=16x16,warp=64x128,tile=128x256x16").find("registers per thread"), std::string::npos);
   EXPECT_NE(why("tile=256x512x16").find("outside 4..256"), std::string::npos);  // one TMA box a side
-  // 8 consumer warps and the producer warp; a block per tile until the launcher caps the grid.
+  EXPECT_NE(why("tile=64x96x16,warp=32x32,vpt=4x8").find("6 consumer warps do not fill whole warpgroups"),
+            std::string::npos);
+  // 8 consumer warps and the producer warpgroup; a block per tile until the launcher caps the grid.
   auto v = parse_params(f, "");
   auto g = f.geometry(v, Problem::square(4096));
-  EXPECT_EQ(g.block.x, 288u);
+  EXPECT_EQ(g.block.x, 384u);
   EXPECT_EQ(g.grid.x, 512u);
   EXPECT_TRUE(f.persistent(v));
   auto t = f.tma_operands(v);

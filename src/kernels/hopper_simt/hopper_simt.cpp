@@ -19,6 +19,7 @@ class HopperSimt final : public KernelFamily {
            "persistent tiles, optional split-K";
   }
   int min_arch() const override { return 90; }
+  bool arch_specific() const override { return true; }  // setmaxnreg is sm_90a
   std::vector<ParamSpec> params() const override {
     return {{"tile", {128, 256, 16}, 4, 256, "block tile BM x BN x BK (each side at most 256: one TMA box)"},
             {"warp", {64, 64}, 4, 256, "warp tile WM x WN"},
@@ -44,15 +45,16 @@ class HopperSimt final : public KernelFamily {
     if (!out.empty()) return out;
     if ((w[0] / r[0]) * (w[1] / r[1]) != 32)
       out.push_back("warp / vpt = " + s(w[0] / r[0]) + "x" + s(w[1] / r[1]) + " lanes, not the 32 of a warp");
+    if (consumer_warps(v) % 4)
+      out.push_back(s(consumer_warps(v)) + " consumer warps do not fill whole warpgroups (setmaxnreg moves registers "
+                    "per warpgroup)");
     if (threads(v) > kMaxThreadsPerBlock)
       out.push_back(s(threads(v)) + " threads per block (consumers and the producer warp), over " +
                     s(kMaxThreadsPerBlock));
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
-    // One block per SM: the allocation gives each thread 65536 / threads, in units of 8.
-    const int cap = std::min(kMaxRegisters, 65536 / threads(v) / 8 * 8), need = registers(v);
-    if (out.empty() && need > cap)
-      out.push_back("needs about " + s(need) + " registers per thread (accumulators and fragments), over the " + s(cap) +
-                    " that " + s(threads(v)) + " threads get");
+    if (const int need = registers(v); out.empty() && need > consumer_registers(v))
+      out.push_back("needs about " + s(need) + " registers per thread (accumulators and fragments), over the " +
+                    s(consumer_registers(v)) + " that " + s(consumer_warps(v)) + " consumer warps get");
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -90,7 +92,7 @@ class HopperSimt final : public KernelFamily {
     auto &t = v.at("tile"), &r = v.at("vpt");
     const auto tl = tiling(p, v);
     const int splits = v.at("splitk")[0];
-    const double consumer_warps = (threads(v) - 32) / 32.0, chunks = t[2] / 4.0;
+    const double consumer_warps = this->consumer_warps(v), chunks = t[2] / 4.0;
     KernelModel m;
     m.global_load_inst = 0;
     m.global_async_inst = 0;
@@ -116,8 +118,17 @@ class HopperSimt final : public KernelFamily {
   }
 
  private:
-  static int threads(const ParamValues& v) {
-    return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]) * 32 + 32;
+  static int consumer_warps(const ParamValues& v) {
+    return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]);
+  }
+  // The consumers and the producer warpgroup.
+  static int threads(const ParamValues& v) { return consumer_warps(v) * 32 + 128; }
+  // What setmaxnreg gives a consumer thread (as the kernel computes it): each of the SM's four
+  // register files (512 registers per lane) holds a quarter of the consumer warps and one producer
+  // warp at 40; at most 240.
+  static int consumer_registers(const ParamValues& v) {
+    const int per_file = std::max(1, consumer_warps(v) / 4);
+    return std::min(240, (512 - 40) / per_file / 8 * 8);
   }
   // Accumulators, one chunk of A (TM x 4), one 4 x 4 block of B, ~24 for addresses and the loop.
   static int registers(const ParamValues& v) {

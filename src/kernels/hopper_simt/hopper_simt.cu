@@ -5,7 +5,7 @@
 // K tile of op(A) and op(B) with two TMA loads (the tensor memory accelerator computes the
 // addresses and fills zeros outside the matrix, so edge tiles need no checks) into STAGES slots
 // guarded by mbarriers (full: the bytes arrived; empty: every consumer warp is done with the slot).
-// The consumer warps only read shared memory and issue FFMAs: block tile BM x BN, warp tile WM x WN,
+// The consumer warps (whole warpgroups, given the producer's registers with setmaxnreg) only read shared memory and issue FFMAs: block tile BM x BN, warp tile WM x WN,
 // thread tile TM x TN, as in warptiled. The grid is persistent: each block walks tiles blockIdx.x,
 // + gridDim.x, ... in bands of GROUP tile rows (L2 reuse); gridDim.z > 1 splits K (split-K's
 // partial sums go to the workspace and a reduce kernel adds them), for shapes with too few tiles.
@@ -22,8 +22,16 @@
 #include "hopper.cuh"
 
 constexpr int WARPS_N = BN / WN;
-constexpr int CONSUMERS = (BM / WM) * WARPS_N;  // consumer warps; the producer warp comes after them
-constexpr int NT = 32 * (CONSUMERS + 1);
+constexpr int CONSUMERS = (BM / WM) * WARPS_N;  // consumer warps, whole warpgroups
+// The producer is a warpgroup of its own (one thread of it works): setmaxnreg moves registers
+// between whole warpgroups. A lone producer warp would be a third warp on one of the SM's four
+// register files (16K registers each), which caps every thread at 168 registers; the warpgroup
+// gives 40 of its registers up so that the consumers may hold CONSUMER_REGS.
+constexpr int NT = 32 * CONSUMERS + 128;
+constexpr int PRODUCER_REGS = 40;
+constexpr int CONSUMER_REGS_FIT = (512 - PRODUCER_REGS) / (CONSUMERS / 4) / 8 * 8;  // per register file
+constexpr int CONSUMER_REGS = CONSUMER_REGS_FIT > 240 ? 240 : CONSUMER_REGS_FIT;
+static_assert(CONSUMERS % 4 == 0, "consumer warps fill whole warpgroups");
 constexpr int LANES_N = WN / TN, LANES_M = WM / TM;
 constexpr int KCHUNK = 4;  // k values per 16-byte load of a K-contiguous tile
 
@@ -118,7 +126,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_hopper_simt(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
-  float* smem = reinterpret_cast<float*>((reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~1023ull);
+  // Offset from the shared array itself, not through an integer: the compiler then knows the
+  // tiles are shared memory and reads them with LDS rather than generic loads.
+  float* smem = reinterpret_cast<float*>(smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023));
   unsigned long long* full = reinterpret_cast<unsigned long long*>(reinterpret_cast<unsigned char*>(smem) +
                                                                    STAGES * STAGE_BYTES);
   unsigned long long* empty = full + STAGES;
@@ -137,10 +147,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   const int ktiles = int((g.k + BK - 1) / BK), per_split = (ktiles + gridDim.z - 1) / gridDim.z;
   const int kt_first = blockIdx.z * per_split, kt_count = max(0, min(ktiles, kt_first + per_split) - kt_first);
 
-  if (warp == CONSUMERS) {
-    if (lane == 0) produce(maps, smem, full, empty, tiles_m, tiles_n, kt_first, kt_count);
+  if (warp >= CONSUMERS) {
+    regs_dealloc<PRODUCER_REGS>();
+    if (warp == CONSUMERS && lane == 0) produce(maps, smem, full, empty, tiles_m, tiles_n, kt_first, kt_count);
     return;
   }
+  regs_alloc<CONSUMER_REGS>();
 
   const Owned<LANES_M, A_K_CONTIG> rows((warp / WARPS_N) * WM, lane / LANES_N);
   const Owned<LANES_N, !B_N_CONTIG> cols((warp % WARPS_N) * WN, lane % LANES_N);
