@@ -123,12 +123,13 @@ class HopperSimt final : public KernelFamily {
   }
   // The consumers and the producer warpgroup.
   static int threads(const ParamValues& v) { return consumer_warps(v) * 32 + 128; }
-  // What setmaxnreg gives a consumer thread (as the kernel computes it): each of the SM's four
-  // register files (512 registers per lane) holds a quarter of the consumer warps and one producer
-  // warp at 40; at most 240.
+  // A consumer thread's registers, as the kernel computes them: the launch gives every thread
+  // 65536 / threads (in units of 8, at most 248); with setmaxnreg the producer warpgroup keeps 56
+  // and the consumers share what it releases, up to 240. Otherwise ptxas may use up to 255.
   static int consumer_registers(const ParamValues& v) {
-    const int per_file = std::max(1, consumer_warps(v) / 4);
-    return std::min(240, (512 - 40) / per_file / 8 * 8);
+    const int launch = std::min(248, 65536 / threads(v) / 8 * 8);
+    const int share = std::min(240, (launch + 4 * (launch - 56) / consumer_warps(v)) / 8 * 8);
+    return share > launch ? share : std::min(kMaxRegisters, 65536 / threads(v));
   }
   // Accumulators, one chunk of A (TM x 4), one 4 x 4 block of B, ~24 for addresses and the loop.
   static int registers(const ParamValues& v) {

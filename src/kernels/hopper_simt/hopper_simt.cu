@@ -25,12 +25,17 @@ constexpr int WARPS_N = BN / WN;
 constexpr int CONSUMERS = (BM / WM) * WARPS_N;  // consumer warps, whole warpgroups
 // The producer is a warpgroup of its own (one thread of it works): setmaxnreg moves registers
 // between whole warpgroups. A lone producer warp would be a third warp on one of the SM's four
-// register files (16K registers each), which caps every thread at 168 registers; the warpgroup
-// gives 40 of its registers up so that the consumers may hold CONSUMER_REGS.
+// register files (16K registers each), which caps every thread at 168 registers.
+// Every warp starts with the launch's LAUNCH_REGS; the producer warpgroup gives all but
+// PRODUCER_REGS back to the block's pool and the consumers take them in equal shares. An
+// increase the pool cannot serve would wait forever, so CONSUMER_REGS never asks for more than
+// the four producer warps release; where the launch already gives as many, nothing moves.
 constexpr int NT = 32 * CONSUMERS + 128;
-constexpr int PRODUCER_REGS = 40;
-constexpr int CONSUMER_REGS_FIT = (512 - PRODUCER_REGS) / (CONSUMERS / 4) / 8 * 8;  // per register file
-constexpr int CONSUMER_REGS = CONSUMER_REGS_FIT > 240 ? 240 : CONSUMER_REGS_FIT;
+constexpr int PRODUCER_REGS = 56;  // at 40 its 64-bit tile arithmetic spills in some variants
+constexpr int LAUNCH_REGS = 65536 / NT / 8 * 8 > 248 ? 248 : 65536 / NT / 8 * 8;
+constexpr int SHARE = (LAUNCH_REGS + 4 * (LAUNCH_REGS - PRODUCER_REGS) / CONSUMERS) / 8 * 8;
+constexpr int CONSUMER_REGS = SHARE > 240 ? 240 : SHARE;
+constexpr bool REBALANCE = CONSUMER_REGS > LAUNCH_REGS;
 static_assert(CONSUMERS % 4 == 0, "consumer warps fill whole warpgroups");
 constexpr int LANES_N = WN / TN, LANES_M = WM / TM;
 constexpr int KCHUNK = 4;  // k values per 16-byte load of a K-contiguous tile
@@ -83,8 +88,8 @@ __device__ inline void produce(const TensorMaps& maps, float* smem, unsigned lon
   }
 }
 
-// One K tile's FFMAs, in chunks of 4 k: the thread's TM x 4 values of A, then for each group of 4 of
-// its columns the 4 x 4 values of B and their 4·TM·4 FFMAs (a[i][kk], b[jj][kk]: k innermost in both).
+// One K tile's FFMAs, in chunks of 4 k: the thread's TM x 4 values of A, then B's values for its
+// columns (four at one k, or one column's four k, as the tile delivers them) and their FFMAs.
 template <class RowsA, class ColsB>
 __device__ inline void compute(float (&acc)[TM][TN], const float* As, const float* Bs, const RowsA& rows,
                                const ColsB& cols) {
@@ -99,25 +104,35 @@ __device__ inline void compute(float (&acc)[TM][TN], const float* As, const floa
         if (A_K_CONTIG) a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
         else a[i][kk] = v.x, a[i + 1][kk] = v.y, a[i + 2][kk] = v.z, a[i + 3][kk] = v.w;
       }
+    if (B_N_CONTIG) {
+      // Per group of 4 columns, one load per k: b[jj][kk].
 #pragma unroll
-    for (int j0 = 0; j0 < TN; j0 += 4) {
-      float b[4][KCHUNK];
+      for (int j0 = 0; j0 < TN; j0 += 4) {
+        float b[4][KCHUNK];
 #pragma unroll
-      for (int x = 0; x < 4; ++x) {
-        if (B_N_CONTIG) {  // x is kk: 4 columns at one k
-          const float4 v = TileB::read4(Bs, cols.at(j0), k0 + x);
-          b[0][x] = v.x, b[1][x] = v.y, b[2][x] = v.z, b[3][x] = v.w;
-        } else {  // x is the column: 4 k of it
-          const float4 v = TileB::read4(Bs, cols.at(j0 + x), k0);
-          b[x][0] = v.x, b[x][1] = v.y, b[x][2] = v.z, b[x][3] = v.w;
+        for (int kk = 0; kk < KCHUNK; ++kk) {
+          const float4 v = TileB::read4(Bs, cols.at(j0), k0 + kk);
+          b[0][kk] = v.x, b[1][kk] = v.y, b[2][kk] = v.z, b[3][kk] = v.w;
         }
+#pragma unroll
+        for (int kk = 0; kk < KCHUNK; ++kk)
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int jj = 0; jj < 4; ++jj) acc[i][j0 + jj] = fmaf(a[i][kk], b[jj][kk], acc[i][j0 + jj]);
       }
+    } else {
+      // One load brings a column's 4 k, used at once: with A K-contiguous too, gathering four
+      // columns first made ptxas hoist loads until the defaults spilled.
 #pragma unroll
-      for (int kk = 0; kk < KCHUNK; ++kk)
+      for (int j = 0; j < TN; ++j) {
+        const float4 v = TileB::read4(Bs, cols.at(j), k0);
+        const float b[KCHUNK] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-        for (int i = 0; i < TM; ++i)
+        for (int kk = 0; kk < KCHUNK; ++kk)
 #pragma unroll
-          for (int jj = 0; jj < 4; ++jj) acc[i][j0 + jj] = fmaf(a[i][kk], b[jj][kk], acc[i][j0 + jj]);
+          for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(a[i][kk], b[kk], acc[i][j]);
+      }
     }
   }
 }
@@ -148,11 +163,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   const int kt_first = blockIdx.z * per_split, kt_count = max(0, min(ktiles, kt_first + per_split) - kt_first);
 
   if (warp >= CONSUMERS) {
-    regs_dealloc<PRODUCER_REGS>();
+    if (REBALANCE) regs_dealloc<PRODUCER_REGS>();
     if (warp == CONSUMERS && lane == 0) produce(maps, smem, full, empty, tiles_m, tiles_n, kt_first, kt_count);
     return;
   }
-  regs_alloc<CONSUMER_REGS>();
+  if (REBALANCE) regs_alloc<CONSUMER_REGS>();
 
   const Owned<LANES_M, A_K_CONTIG> rows((warp / WARPS_N) * WM, lane / LANES_N);
   const Owned<LANES_N, !B_N_CONTIG> cols((warp % WARPS_N) * WN, lane % LANES_N);
