@@ -246,19 +246,22 @@ TEST(Tf32, SplitCarriesTwentyOneBits) {
 // ---- the wgmma family's description (its kernels compile for sm_90a in test_compile) ----
 #include "gemmlab/compile.hpp"
 
+// Why parse_params refuses a configuration of f (empty when it accepts it).
+std::string rejection(const KernelFamily& f, const std::string& text) {
+  try {
+    parse_params(f, text);
+    return {};
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+}
+
 TEST(Wgmma, NamesEachBrokenRule) {
   const auto& f = *find_family("wgmma");
   EXPECT_TRUE(f.arch_specific());
   EXPECT_EQ(arch_name(9, 0, f.arch_specific()), "sm_90a");
   EXPECT_EQ(arch_name(9, 0), "sm_90");
-  auto why = [&](const std::string& text) {
-    try {
-      parse_params(f, text);
-      return std::string();
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-  };
+  auto why = [&](const std::string& text) { return rejection(f, text); };
   EXPECT_EQ(why(""), "");
   EXPECT_NE(why("tile=128x128x24,slices=1").find("tile.k 24 is not 32, 16 or 8"), std::string::npos) << why("tile=128x128x24");
   EXPECT_NE(why("tile=128x96x32,slices=1").find("tile.n 96 is not one of the wgmma widths"), std::string::npos);
@@ -310,14 +313,7 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   const auto& f = *find_family("hopper-simt");
   EXPECT_TRUE(f.arch_specific());  // setmaxnreg is sm_90a
   EXPECT_EQ(f.min_arch(), 90);
-  auto why = [&](const std::string& text) {
-    try {
-      parse_params(f, text);
-      return std::string();
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-  };
+  auto why = [&](const std::string& text) { return rejection(f, text); };
   EXPECT_EQ(why(""), "");
   EXPECT_NE(why("tile=128x256x18").find("tile.k 18 is not a multiple of 4"), std::string::npos);
   EXPECT_NE(why("tile=128x256x128").find("tile.k 128 is over 64"), std::string::npos);
@@ -345,27 +341,20 @@ TEST(HopperSimt, NamesEachBrokenRule) {
 // Every layout of op(A) and op(B)ᵀ: the contiguous dimension goes first, the box follows it, and
 // what TMA cannot read is refused with its reason.
 TEST(HopperSimt, DescribesEachLayoutToTma) {
-  // op(A) M x K row-major (K contiguous), lda 1028.
-  auto a = describe_operand_map(1000, 1024, 1028, 1, true, 128, 16);
-  EXPECT_EQ(a.dims[0], 1024u);
-  EXPECT_EQ(a.dims[1], 1000u);
-  EXPECT_EQ(a.row_bytes, 1028u * 4);
-  EXPECT_EQ(a.box[0], 16u);
-  EXPECT_EQ(a.box[1], 128u);
-  // op(A) transposed (M contiguous): rows of K.
-  auto at = describe_operand_map(1000, 1024, 1, 1000, false, 128, 16);
-  EXPECT_EQ(at.dims[0], 1000u);
-  EXPECT_EQ(at.dims[1], 1024u);
-  EXPECT_EQ(at.row_bytes, 1000u * 4);
-  EXPECT_EQ(at.box[0], 128u);
-  EXPECT_EQ(at.box[1], 16u);
+  auto expect_map = [](const OperandMap& d, unsigned long long inner, unsigned long long outer,
+                       unsigned long long row_bytes, unsigned box_inner, unsigned box_outer) {
+    EXPECT_EQ(d.dims[0], inner);
+    EXPECT_EQ(d.dims[1], outer);
+    EXPECT_EQ(d.row_bytes, row_bytes);
+    EXPECT_EQ(d.box[0], box_inner);
+    EXPECT_EQ(d.box[1], box_outer);
+  };
+  // op(A) M x K row-major (K contiguous, lda 1028), and transposed (M contiguous): rows of K.
+  expect_map(describe_operand_map(1000, 1024, 1028, 1, true, 128, 16), 1024, 1000, 1028 * 4, 16, 128);
+  expect_map(describe_operand_map(1000, 1024, 1, 1000, false, 128, 16), 1000, 1024, 1000 * 4, 128, 16);
   // op(B)ᵀ N x K with B row-major K x N (N contiguous), and B transposed (K contiguous).
-  auto b = describe_operand_map(2048, 512, 1, 2048, false, 256, 16);
-  EXPECT_EQ(b.dims[0], 2048u);
-  EXPECT_EQ(b.box[0], 256u);
-  auto bt = describe_operand_map(2048, 512, 512, 1, true, 256, 16);
-  EXPECT_EQ(bt.dims[0], 512u);
-  EXPECT_EQ(bt.box[1], 256u);
+  expect_map(describe_operand_map(2048, 512, 1, 2048, false, 256, 16), 2048, 512, 2048 * 4, 256, 16);
+  expect_map(describe_operand_map(2048, 512, 512, 1, true, 256, 16), 512, 2048, 512 * 4, 16, 256);
   static const float buffer[8] = {};
   EXPECT_NE(operand_map_problem(2049, 2049, 2049, 1, true, buffer).find("multiples of 4 floats"), std::string::npos);
   EXPECT_NE(operand_map_problem(64, 64, 64, 1, true, buffer + 1).find("16-byte aligned"), std::string::npos);

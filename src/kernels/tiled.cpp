@@ -41,6 +41,19 @@ bool vpt_divides_tile(std::vector<std::string>& out, const ParamValues& v) {
   return false;
 }
 
+bool warp_tile_fits(std::vector<std::string>& out, const ParamValues& v) {
+  auto s = [](int x) { return std::to_string(x); };
+  auto &t = v.at("tile"), &w = v.at("warp"), &r = v.at("vpt");
+  const size_t before = out.size();
+  if (t[0] % w[0] || t[1] % w[1])
+    out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " is not a multiple of warp " + s(w[0]) + "x" + s(w[1]));
+  if (w[0] % r[0] || w[1] % r[1])
+    out.push_back("warp " + s(w[0]) + "x" + s(w[1]) + " is not a multiple of vpt " + s(r[0]) + "x" + s(r[1]));
+  if (out.size() == before && (w[0] / r[0]) * (w[1] / r[1]) != 32)
+    out.push_back("warp / vpt = " + s(w[0] / r[0]) + "x" + s(w[1] / r[1]) + " lanes, not the 32 of a warp");
+  return out.size() == before;
+}
+
 int grid_threads(const ParamValues& v) { return (v.at("tile")[0] / v.at("vpt")[0]) * (v.at("tile")[1] / v.at("vpt")[1]); }
 
 double strided_warp_inst(long long n, int nt) {

@@ -30,6 +30,10 @@ void kstage_violations(std::vector<std::string>& out, const ParamValues& v, int 
 // For a block of one thread per thread tile: the tile must be a multiple of vpt (false, with
 // the message, when it is not).
 bool vpt_divides_tile(std::vector<std::string>& out, const ParamValues& v);
+// For the warp-tiled families (tile BM x BN, warp WM x WN, vpt TM x TN): the tile a multiple of
+// the warp tile, the warp tile of vpt, and its lanes the 32 of a warp. False (with the messages)
+// when a rule is broken.
+bool warp_tile_fits(std::vector<std::string>& out, const ParamValues& v);
 // (BM / TM) x (BN / TN): one thread per thread tile.
 int grid_threads(const ParamValues& v);
 

@@ -32,19 +32,13 @@ class HopperSimt final : public KernelFamily {
   std::string entry() const override { return "gemm_hopper_simt"; }
   bool uses_variant() const override { return true; }
   std::vector<std::string> violations(const ParamValues& v) const override {
-    auto &t = v.at("tile"), &w = v.at("warp"), &r = v.at("vpt");
+    auto &t = v.at("tile"), &r = v.at("vpt");
     std::vector<std::string> out;
-    if (t[0] % w[0] || t[1] % w[1])
-      out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " is not a multiple of warp " + s(w[0]) + "x" + s(w[1]));
-    if (w[0] % r[0] || w[1] % r[1])
-      out.push_back("warp " + s(w[0]) + "x" + s(w[1]) + " is not a multiple of vpt " + s(r[0]) + "x" + s(r[1]));
     if (r[0] % 4 || r[1] % 4) out.push_back("vpt " + s(r[0]) + "x" + s(r[1]) + " must be multiples of 4 (16-byte loads)");
     // A K-contiguous tile is read 4 k at a time and its rows must be whole 16-byte units for TMA.
     if (t[2] % 4) out.push_back("tile.k " + s(t[2]) + " is not a multiple of 4 (16-byte loads of 4 k)");
     if (t[2] > 64) out.push_back("tile.k " + s(t[2]) + " is over 64 (one K tile is unrolled into the FFMA stream)");
-    if (!out.empty()) return out;
-    if ((w[0] / r[0]) * (w[1] / r[1]) != 32)
-      out.push_back("warp / vpt = " + s(w[0] / r[0]) + "x" + s(w[1] / r[1]) + " lanes, not the 32 of a warp");
+    if (!tiled::warp_tile_fits(out, v) || !out.empty()) return out;
     if (consumer_warps(v) % 4)
       out.push_back(s(consumer_warps(v)) + " consumer warps do not fill whole warpgroups (setmaxnreg moves registers "
                     "per warpgroup)");

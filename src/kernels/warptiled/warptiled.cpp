@@ -33,15 +33,9 @@ class Warptiled final : public KernelFamily {
   std::string entry() const override { return "gemm_warptiled"; }
   bool uses_variant() const override { return true; }
   std::vector<std::string> violations(const ParamValues& v) const override {
-    auto &t = v.at("tile"), &w = v.at("warp"), &r = v.at("vpt");
+    auto& r = v.at("vpt");
     std::vector<std::string> out;
-    if (t[0] % w[0] || t[1] % w[1])
-      out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " is not a multiple of warp " + s(w[0]) + "x" + s(w[1]));
-    if (w[0] % r[0] || w[1] % r[1])
-      out.push_back("warp " + s(w[0]) + "x" + s(w[1]) + " is not a multiple of vpt " + s(r[0]) + "x" + s(r[1]));
-    if (!out.empty()) return out;
-    if ((w[0] / r[0]) * (w[1] / r[1]) != 32)
-      out.push_back("warp / vpt = " + s(w[0] / r[0]) + "x" + s(w[1] / r[1]) + " lanes, not the 32 of a warp");
+    if (!tiled::warp_tile_fits(out, v)) return out;
     tiled::kstage_violations(out, v, threads(v), v.at("stages")[0]);
     int cap = 65536 / (threads(v) * v.at("minblocks")[0]);
     int need = r[0] * r[1] + 16;  // the accumulators and a minimum of addressing
