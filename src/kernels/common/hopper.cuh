@@ -33,6 +33,22 @@ __device__ inline void mbar_wait(unsigned long long* bar, unsigned parity) {
   } while (!done);
 }
 
+// The first 1024-byte boundary in a shared array: where TMA tiles start (the period of the
+// 128-byte swizzle). Computed on the pointer, not through an integer, so that the compiler keeps
+// the shared address space and reads the tiles with LDS.
+__device__ inline unsigned char* align_1024(unsigned char* p) { return p + ((1024 - (smem_addr(p) & 1023)) & 1023); }
+
+// A TMA pipeline's barriers, by one thread: each slot's full barrier completes on the producer's
+// arrival and the bytes of its loads, its empty barrier on `releases` consumer arrivals.
+__device__ inline void init_pipeline(unsigned long long* full, unsigned long long* empty, int stages,
+                                     unsigned releases) {
+  for (int s = 0; s < stages; ++s) {
+    mbar_init(&full[s], 1);
+    mbar_init(&empty[s], releases);
+  }
+  fence_barrier_init();
+}
+
 // Clusters: this block's rank, a barrier over every thread of the cluster (release/acquire: shared
 // memory written before it is visible to the other blocks after it), and an arrival on the mbarrier
 // at the same offset in block `rank`'s shared memory.

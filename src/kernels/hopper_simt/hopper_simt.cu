@@ -141,20 +141,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_hopper_simt(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
-  // Offset from the shared array itself, not through an integer: the compiler then knows the
-  // tiles are shared memory and reads them with LDS rather than generic loads.
-  float* smem = reinterpret_cast<float*>(smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023));
+  float* smem = reinterpret_cast<float*>(align_1024(smem_raw));
   unsigned long long* full = reinterpret_cast<unsigned long long*>(reinterpret_cast<unsigned char*>(smem) +
                                                                    STAGES * STAGE_BYTES);
   unsigned long long* empty = full + STAGES;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 1);
-      mbar_init(&empty[s], CONSUMERS);
-    }
-    fence_barrier_init();
-  }
+  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, CONSUMERS);
   __syncthreads();
 
   const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;

@@ -163,19 +163,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_wgmma(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
-  // The swizzle repeats every 8 rows (at most 1024 bytes): tiles start on that boundary.
-  float* smem = reinterpret_cast<float*>((reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~1023ull);
+  float* smem = reinterpret_cast<float*>(align_1024(smem_raw));
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
   unsigned long long* empty = full + STAGES;
   const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 4 * CONSUMERS * CLUSTER);
-    }
-    fence_barrier_init();
-  }
+  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, 4 * CONSUMERS * CLUSTER);
   // With clusters, no block may signal another's barriers before that block initialised them.
   if (CLUSTER > 1) cluster_sync();
   else __syncthreads();
