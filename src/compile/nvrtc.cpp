@@ -150,8 +150,13 @@ std::string request_id(const CompileRequest& r) {
 
 CompiledKernel compile_cubin(const CompileRequest& req, bool use_cache) {
   if (use_cache) {
-    const auto key = cache_key(req, full_options(req));
     std::unique_lock lock(ahead_mutex);
+    // Hashing the source costs time: only while something compiles ahead.
+    if (ahead.empty()) {
+      lock.unlock();
+      return compile_here(req, use_cache);
+    }
+    const auto key = cache_key(req, full_options(req));
     if (auto it = ahead.find(key); it != ahead.end()) {
       auto entry = it->second;
       ahead_done.wait(lock, [&] { return entry->done; });

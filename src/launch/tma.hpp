@@ -12,6 +12,8 @@ namespace gemmlab {
 void encode_kmajor_map(void* map, const float* base, long long rows, long long k, long long kp, int planes,
                        int box_rows, int box_k);
 
+// The descriptor of an operand read in place (describe_operand_map) at this call's address: no
+// swizzle, zeros past the edges. Throws UsageError for an address that is not 16-byte aligned.
 void encode_operand_map(void* map, const float* base, const OperandMap& d);
 
 }  // namespace gemmlab

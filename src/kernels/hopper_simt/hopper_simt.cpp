@@ -15,7 +15,7 @@ class HopperSimt final : public KernelFamily {
  public:
   std::string name() const override { return "hopper-simt"; }
   std::string description() const override {
-    return "FP32 on the CUDA cores fed by TMA: a producer warp, an mbarrier pipeline, FFMA-only consumer warps, "
+    return "FP32 on the CUDA cores fed by TMA: a producer warpgroup, an mbarrier pipeline, FFMA-only consumer warps, "
            "persistent tiles, optional split-K";
   }
   int min_arch() const override { return 90; }
@@ -43,7 +43,7 @@ class HopperSimt final : public KernelFamily {
       out.push_back(s(consumer_warps(v)) + " consumer warps do not fill whole warpgroups (setmaxnreg moves registers "
                     "per warpgroup)");
     if (threads(v) > kMaxThreadsPerBlock)
-      out.push_back(s(threads(v)) + " threads per block (consumers and the producer warp), over " +
+      out.push_back(s(threads(v)) + " threads per block (consumers and the producer warpgroup), over " +
                     s(kMaxThreadsPerBlock));
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
     if (const int need = registers(v); out.empty() && need > consumer_registers(v))

@@ -1,11 +1,12 @@
-// hopper-simt: FP32 GEMM on the CUDA cores, fed the Hopper way (sm_90).
+// hopper-simt: FP32 GEMM on the CUDA cores, fed the Hopper way (sm_90a: TMA, setmaxnreg).
 //
 // warptiled spends a third of its instructions on the addresses and bounds checks of its cp.async
-// copies (perf-log entry 3). Here no consumer thread copies anything: one producer warp moves each
-// K tile of op(A) and op(B) with two TMA loads (the tensor memory accelerator computes the
-// addresses and fills zeros outside the matrix, so edge tiles need no checks) into STAGES slots
-// guarded by mbarriers (full: the bytes arrived; empty: every consumer warp is done with the slot).
-// The consumer warps (whole warpgroups, given the producer's registers with setmaxnreg) only read shared memory and issue FFMAs: block tile BM x BN, warp tile WM x WN,
+// copies (perf-log entry 3). Here no consumer thread copies anything: one thread of a producer
+// warpgroup moves each K tile of op(A) and op(B) with two TMA loads (the tensor memory accelerator
+// computes the addresses and fills zeros outside the matrix, so edge tiles need no checks) into
+// STAGES slots guarded by mbarriers (full: the bytes arrived; empty: every consumer warp is done
+// with the slot). The consumer warps (whole warpgroups, given the producer's registers with
+// setmaxnreg) only read shared memory and issue FFMAs: block tile BM x BN, warp tile WM x WN,
 // thread tile TM x TN, as in warptiled. The grid is persistent: each block walks tiles blockIdx.x,
 // + gridDim.x, ... in bands of GROUP tile rows (L2 reuse); gridDim.z > 1 splits K (split-K's
 // partial sums go to the workspace and a reduce kernel adds them), for shapes with too few tiles.
