@@ -93,10 +93,19 @@ TEST(Dispatch, HugeKWithFewTilesSplitsK) {
 
 TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   auto g = GpuModel::h100();
+  // Strict FP32: the TMA-fed SIMT family on Hopper, warptiled's widest tile elsewhere.
   auto strict = pick(g, shape(8192, 8192, 8192), MathMode::strict_fp32);
-  EXPECT_EQ(strict.family, "warptiled");
-  EXPECT_EQ(tile_of(strict), "128x256x16");
+  EXPECT_EQ(strict.family, "hopper-simt");
   EXPECT_EQ(strict.splits, 1);
+  EXPECT_EQ(strict.workspace_bytes, 0u);
+  auto a100 = pick(GpuModel::a100(), shape(8192, 8192, 8192), MathMode::strict_fp32);
+  EXPECT_EQ(a100.family, "warptiled");
+  EXPECT_EQ(tile_of(a100), "128x256x16");
+  // Leading dimensions TMA cannot read: both operands staged (rows of 4100 floats), in the model's
+  // time and workspace.
+  auto odd = pick(g, shape(4097, 4097, 4097), MathMode::strict_fp32);
+  EXPECT_EQ(odd.family, "hopper-simt") << odd.why;
+  EXPECT_GE(odd.workspace_bytes, size_t(2) * 4097 * 4100 * 4);
   auto tensor = pick(g, shape(8192, 8192, 8192), MathMode::tensor_fp32);
   EXPECT_EQ(tensor.family, "wgmma");
   EXPECT_NE(tensor.params.find("mode=3x"), std::string::npos);
@@ -122,7 +131,9 @@ TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
 TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   auto g = GpuModel::h100();
   // Huge K with one tile: the persistent wgmma kernel cannot split K; SIMT split-K can.
-  EXPECT_EQ(pick(g, shape(128, 128, 262144), MathMode::tensor_fp32).family, "warptiled");
+  auto huge_k = pick(g, shape(128, 128, 262144), MathMode::tensor_fp32);
+  EXPECT_NE(huge_k.family, "wgmma");
+  EXPECT_GT(huge_k.splits, 16);
   // On the A100 the mma.sync 3xTF32 family is measured slower than SIMT: FP32 accuracy on SIMT.
   EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tensor_fp32).family, "warptiled");
   EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tf32).family, "tf32");

@@ -317,16 +317,16 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   EXPECT_EQ(why(""), "");
   EXPECT_NE(why("tile=128x256x18").find("tile.k 18 is not a multiple of 4"), std::string::npos);
   EXPECT_NE(why("tile=128x256x128").find("tile.k 128 is over 64"), std::string::npos);
-  EXPECT_NE(why("tile=96x256x16").find("is not a multiple of warp 64x64"), std::string::npos);
+  EXPECT_NE(why("tile=96x256x16,warp=64x64,vpt=8x16").find("is not a multiple of warp 64x64"), std::string::npos);
   EXPECT_NE(why("vpt=6x16,warp=48x64,tile=96x256x16").find("multiples of 4"), std::string::npos);
-  EXPECT_NE(why("vpt=8x8").find("lanes, not the 32 of a warp"), std::string::npos);
-  EXPECT_NE(why("tile=256x256x32,stages=4").find("KB of shared memory"), std::string::npos);
+  EXPECT_NE(why("tile=128x256x16,warp=64x64,vpt=8x8").find("lanes, not the 32 of a warp"), std::string::npos);
+  EXPECT_NE(why("tile=256x256x32,warp=64x64,vpt=8x16,stages=4").find("KB of shared memory"), std::string::npos);
   EXPECT_NE(why("vpt=16x16,warp=64x128,tile=128x256x16").find("registers per thread"), std::string::npos);
   EXPECT_NE(why("tile=256x512x16").find("outside 4..256"), std::string::npos);  // one TMA box a side
   EXPECT_NE(why("tile=64x96x16,warp=32x32,vpt=4x8").find("6 consumer warps do not fill whole warpgroups"),
             std::string::npos);
   // 8 consumer warps and the producer warpgroup; a block per tile until the launcher caps the grid.
-  auto v = parse_params(f, "");
+  auto v = parse_params(f, "tile=128x256x16,warp=64x64,vpt=8x16");
   auto g = f.geometry(v, Problem::square(4096));
   EXPECT_EQ(g.block.x, 384u);
   EXPECT_EQ(g.grid.x, 512u);
@@ -361,25 +361,42 @@ TEST(HopperSimt, DescribesEachLayoutToTma) {
   EXPECT_NE(operand_map_problem(64, 64, 64, 1, false, buffer).find("stride 1"), std::string::npos);
   EXPECT_NE(operand_map_problem(1ll << 31, 64, 64, 1, true, buffer).find("2^31"), std::string::npos);
   EXPECT_EQ(operand_map_problem(64, 64, 64, 1, true, buffer), "");
+  // What a staged copy fixes (leading dimension, address) and what it cannot (sizes, strides).
+  EXPECT_EQ(operand_layout_problem(2049, 2049, 2049, 1, true), "");
+  EXPECT_NE(operand_layout_problem(64, 64, 64, 1, false).find("stride 1"), std::string::npos);
+  EXPECT_NE(operand_layout_problem(64, 1ll << 31, 1, 64, false).find("2^31"), std::string::npos);
+  auto st = operand_staging(2049, 1000, 1003, 1, true, buffer);  // op(A) 2049 x 1000, K-contiguous
+  EXPECT_EQ(st.rows, 2049);
+  EXPECT_EQ(st.row_floats, 1000);
+  EXPECT_EQ(st.stride, 1003);
+  EXPECT_EQ(st.pitch, 1000);
+  st = operand_staging(999, 64, 1, 1001, false, buffer);  // op(B)ᵀ 999 x 64, N-contiguous
+  EXPECT_EQ(st.rows, 64);
+  EXPECT_EQ(st.row_floats, 999);
+  EXPECT_EQ(st.stride, 1001);
+  EXPECT_EQ(st.pitch, 1000);
+  EXPECT_EQ(operand_staging(64, 64, 64, 1, true, buffer + 1).pitch, 64);  // unaligned start
+  EXPECT_EQ(operand_staging(64, 64, 64, 1, true, buffer).pitch, 0);       // read in place
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 128, 6), UsageError);  // 24-byte rows
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 512, 16), UsageError);
-  // The family refuses the unaligned problem as a whole, naming the operand.
+  // The family takes odd leading dimensions (staged); it refuses only what no copy fixes.
   const auto& f = *find_family("hopper-simt");
   auto v = parse_params(f, "");
   EXPECT_EQ(f.unsupported(v, normalized(Problem::square(4096))), "");
-  EXPECT_NE(f.unsupported(v, normalized(Problem::square(2049))).find("A: TMA needs leading dimensions"), std::string::npos);
+  EXPECT_EQ(f.unsupported(v, normalized(Problem::square(2049))), "");
   Problem p = Problem::square(2048);
   p.trans_b = Trans::yes;
   p = normalized(p);
-  EXPECT_EQ(f.unsupported(v, p), "");
   p.ldb = 2050;
-  EXPECT_NE(f.unsupported(v, p).find("B: "), std::string::npos);
+  EXPECT_EQ(f.unsupported(v, p), "");
+  p.k = 1ll << 31;
+  EXPECT_NE(f.unsupported(v, p).find("A: TMA coordinates"), std::string::npos);
 }
 
 // Per K tile two TMA loads per block; per consumer warp and 4 k, TM + TN 16-byte shared loads.
 TEST(HopperSimt, ModelCountsTmaAndSharedLoads) {
   const auto& f = *find_family("hopper-simt");
-  auto v = parse_params(f, "");
+  auto v = parse_params(f, "tile=128x256x16,warp=64x64,vpt=8x16");
   auto p = normalized(Problem::square(4096));
   Variant var{true, true, true, true, true};
   auto m = f.model(v, p, var);

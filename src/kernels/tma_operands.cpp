@@ -10,17 +10,29 @@ namespace gemmlab {
 // multiples of 16 bytes below 2^40, dimensions below 2^32 (the kernels' coordinates are 32-bit
 // signed: below 2^31), boxes of at most 256 elements a side whose contiguous side is a multiple of
 // 16 bytes.
-std::string operand_map_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
-                                const void* base) {
-  const long long contiguous = k_contig ? s_k : s_outer, stride = k_contig ? s_outer : s_k;
+std::string operand_layout_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig) {
   if (outer < 1 || k < 1) return "empty operand";
   if (outer >= (1ll << 31) || k >= (1ll << 31)) return "TMA coordinates are 32-bit: M, N and K must stay below 2^31";
-  if (contiguous != 1) return "TMA reads an operand whose contiguous dimension has stride 1";
+  if ((k_contig ? s_k : s_outer) != 1) return "TMA reads an operand whose contiguous dimension has stride 1";
+  return {};
+}
+
+std::string operand_map_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                                const void* base) {
+  if (auto why = operand_layout_problem(outer, k, s_outer, s_k, k_contig); !why.empty()) return why;
+  const long long stride = k_contig ? s_outer : s_k;
   if (stride % 4 || stride <= 0 || stride >= (1ll << 38))
     return "TMA needs leading dimensions that are multiples of 4 floats (16 bytes); this one is " +
            std::to_string(stride);
   if (reinterpret_cast<std::uintptr_t>(base) % 16) return "TMA needs operands that start 16-byte aligned";
   return {};
+}
+
+OperandStaging operand_staging(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                               const void* base) {
+  if (operand_map_problem(outer, k, s_outer, s_k, k_contig, base).empty()) return {};
+  const long long row_floats = k_contig ? k : outer;
+  return {k_contig ? outer : k, row_floats, k_contig ? s_outer : s_k, (row_floats + 3) / 4 * 4};
 }
 
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,

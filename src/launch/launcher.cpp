@@ -101,9 +101,18 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
                                     g.shared_bytes, stream));
     }
   } else if (plan.tma.used) {
+    // A staged operand is copied row by row to 16-byte rows first (op(A) M x K, op(B)ᵀ N x K; the
+    // copy's rows follow the operand's contiguous dimension).
+    auto read_from = [&](const float* x, const OperandStaging& st, float* staged) -> const float* {
+      if (!st.pitch) return x;
+      GEMMLAB_CUDA(cudaMemcpy2DAsync(staged, size_t(st.pitch) * 4, x, size_t(st.stride) * 4,
+                                     size_t(st.row_floats) * 4, size_t(st.rows), cudaMemcpyDeviceToDevice, stream));
+      return staged;
+    };
+    const auto& t = plan.tma;
     TensorMaps maps;
-    encode_operand_map(maps.a, args.a, plan.tma.a);
-    encode_operand_map(maps.b, args.b, plan.tma.b);
+    encode_operand_map(maps.a, read_from(args.a, t.stage_a, t.staged), t.a);
+    encode_operand_map(maps.b, read_from(args.b, t.stage_b, t.staged + t.stage_a.floats()), t.b);
     void* params[] = {&args, &maps};
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
                                   g.shared_bytes, stream));
@@ -127,6 +136,8 @@ FamilyLauncher::FamilyLauncher(const KernelFamily& f, ParamValues v, Ablation ab
 
 FamilyLauncher::~FamilyLauncher() = default;
 
+void bind_staged(LaunchPlan& plan, float* buffer) { plan.tma.staged = buffer; }
+
 void bind_packed(LaunchPlan& plan, float* buffer) {
   auto& pk = plan.packed;
   pk.a = pk.lda ? nullptr : buffer;
@@ -149,6 +160,12 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
   size_t floats = splits > 1 ? size_t(splits) * size_t(c.m) * size_t(c.n) : 0;
   if (int planes = family_.packing(values_).planes; planes > 0)
     floats += size_t(planes) * size_t(c.m + c.n) * size_t(packed_row(c.k));
+  if (family_.tma_operands(values_).used()) {  // staged copies, for operands at 16-byte aligned addresses
+    static const float aligned[4] = {};
+    auto sa = op_a_strides(c), sb = op_b_strides(c);
+    floats += size_t(operand_staging(c.m, c.k, sa.row, sa.col, c.trans_a == Trans::no, aligned).floats() +
+                     operand_staging(c.n, c.k, sb.col, sb.row, c.trans_b == Trans::yes, aligned).floats());
+  }
   return floats * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
 }
 
@@ -209,14 +226,26 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     if (shared_buffers) bind_packed(plan, static_cast<float*>(packed_.get(plan.packed.floats() * sizeof(float), false)));
   }
   if (auto t = family_.tma_operands(values_); t.used()) {
-    // The operands' own addresses are known only per call: refuse now what TMA cannot read.
+    // The operands' own addresses are known only per call: those TMA cannot read in place are staged.
     const float* ca = plan.swap_operands ? b : a;
     const float* cb = plan.swap_operands ? a : b;
-    for (auto why : {operand_map_problem(c.m, c.k, sa.row, sa.col, var.a_k_contig, ca),
-                     operand_map_problem(c.n, c.k, sb.col, sb.row, !var.b_n_contig, cb)})
+    for (auto why : {operand_layout_problem(c.m, c.k, sa.row, sa.col, var.a_k_contig),
+                     operand_layout_problem(c.n, c.k, sb.col, sb.row, !var.b_n_contig)})
       if (!why.empty()) throw UsageError(family_.name() + ": " + why);
-    plan.tma = {true, describe_operand_map(c.m, c.k, sa.row, sa.col, var.a_k_contig, t.box_m, t.box_k),
-                describe_operand_map(c.n, c.k, sb.col, sb.row, !var.b_n_contig, t.box_n, t.box_k)};
+    auto& tp = plan.tma;
+    tp.used = true;
+    tp.stage_a = operand_staging(c.m, c.k, sa.row, sa.col, var.a_k_contig, ca);
+    tp.stage_b = operand_staging(c.n, c.k, sb.col, sb.row, !var.b_n_contig, cb);
+    // A staged operand's descriptor: rows of `pitch` floats.
+    auto described = [](long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                        const OperandStaging& st, int box_outer, int box_k) {
+      if (st.pitch) s_outer = k_contig ? st.pitch : 1, s_k = k_contig ? 1 : st.pitch;
+      return describe_operand_map(outer, k, s_outer, s_k, k_contig, box_outer, box_k);
+    };
+    tp.a = described(c.m, c.k, sa.row, sa.col, var.a_k_contig, tp.stage_a, t.box_m, t.box_k);
+    tp.b = described(c.n, c.k, sb.col, sb.row, !var.b_n_contig, tp.stage_b, t.box_n, t.box_k);
+    if (shared_buffers && tp.staged_floats())
+      bind_staged(plan, static_cast<float*>(staged_.get(tp.staged_floats() * sizeof(float), false)));
   }
   if (plan.splits > 1 && k.reduce) {
     plan.reduce = k.reduce;

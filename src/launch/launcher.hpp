@@ -41,11 +41,15 @@ struct PackedOperands {
   }
 };
 
-// Operands read in place through TMA (KernelFamily::tma_operands): their descriptors without the
-// base address, which each launch adds.
+// Operands read through TMA (KernelFamily::tma_operands): their descriptors without the base
+// address, which each launch adds. An operand TMA cannot read as given is copied first to a
+// staged one in `staged` (staged_floats() floats, bind_staged), where the descriptor points.
 struct TmaPlan {
   bool used = false;
   OperandMap a, b;
+  OperandStaging stage_a, stage_b;  // pitch 0: in place
+  float* staged = nullptr;
+  size_t staged_floats() const { return size_t(stage_a.floats() + stage_b.floats()); }
 };
 
 struct LaunchPlan {
@@ -62,6 +66,10 @@ struct LaunchPlan {
   PackedOperands packed;        // spec.planes = 0: the family reads the operands as given
   TmaPlan tma;
 };
+
+// Places the plan's staged operands in `buffer` (tma.staged_floats() floats), which must outlive
+// every launch of the plan.
+void bind_staged(LaunchPlan& plan, float* buffer);
 
 // Places the plan's packed operands in `buffer` (packed.floats() floats) and encodes their TMA
 // descriptors: the buffer must outlive every launch of the plan.
@@ -137,7 +145,7 @@ class FamilyLauncher {
   std::optional<DeviceInfo> device_;
   std::map<std::string, Loaded> loaded_;
   const Loaded* last_ = nullptr;
-  Buffer workspace_, counters_, packed_;
+  Buffer workspace_, counters_, packed_, staged_;
 };
 
 }  // namespace gemmlab

@@ -79,7 +79,7 @@ void zero_aside(void* p, size_t bytes) {
   GEMMLAB_CUDA(e);
 }
 
-// A plan with its own workspace (split-K partial sums and arrival counters, packed operands), so
+// A plan with its own workspace (split-K partial sums and arrival counters, packed or staged operands), so
 // that plans on different streams never share them. A vector route's plan is a GEMV plan whose
 // matrix may be the call's B: `swap` says the call's pointers trade places.
 struct OwnedPlan {
@@ -88,10 +88,12 @@ struct OwnedPlan {
   float* workspace = nullptr;
   unsigned* counters = nullptr;
   float* packed = nullptr;
+  float* staged = nullptr;
   ~OwnedPlan() {
     cudaFree(workspace);
     cudaFree(counters);
     cudaFree(packed);
+    cudaFree(staged);
   }
 };
 
@@ -210,6 +212,10 @@ class Library {
     if (size_t floats = plan.packed.floats()) {
       owned->packed = static_cast<float*>(device_alloc(floats * sizeof(float), what));
       bind_packed(plan, owned->packed);
+    }
+    if (size_t floats = plan.tma.staged_floats()) {
+      owned->staged = static_cast<float*>(device_alloc(floats * sizeof(float), what));
+      bind_staged(plan, owned->staged);
     }
     return owned;
   }
