@@ -294,8 +294,11 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math) {
         const auto g = c.f->geometry(c.v, p);
         const bool splits = c.v.count("splitk") > 0;
         const long long bk = c.v.count("tile") ? c.v.at("tile")[2] : 1;
-        // Up to a few waves of slices: a huge K with one tile wants every SM.
-        for (int s = 1; s <= (splits ? 512 : 1); ++s) {
+        // Up to a few waves of slices (a huge K with one tile wants every SM), as many as the family takes.
+        int most = 1;
+        for (auto& spec : c.f->params())
+          if (splits && spec.name == "splitk") most = std::min(512, int(spec.max));
+        for (int s = 1; s <= most; ++s) {
           // Each slice keeps at least four K tiles: shorter ones are mostly prologue.
           if (s > 1 && ceil_div(p.k, s) < 4 * bk) break;
           auto x = tiled_time(gpu, p, *c.c, c.v, g, s);

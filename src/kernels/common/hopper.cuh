@@ -16,6 +16,10 @@ __device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.
 __device__ inline void mbar_arrive(unsigned long long* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
+// Orders this thread's generic-proxy accesses to shared memory (plain loads and stores) before
+// later async-proxy ones (TMA): a slot read with LDS is handed back to a TMA producer only after
+// the reads are done.
+__device__ inline void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 // One arrival that also announces the bytes the TMA loads of this phase will deliver.
 __device__ inline void mbar_expect_bytes(unsigned long long* bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");

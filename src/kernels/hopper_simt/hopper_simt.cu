@@ -181,7 +181,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       mbar_wait(&full[s], (round_slot / STAGES) & 1);
       const float* slot = reinterpret_cast<const float*>(reinterpret_cast<const unsigned char*>(smem) + s * STAGE_BYTES);
       compute(acc, slot, slot + TileA::kBytes / 4, rows, cols);
-      // The slot goes back once every lane's loads from it are done (arrive has release semantics).
+      // The slot goes back once every lane's loads from it are done. The arrival alone does not
+      // order the warp's shared loads before the producer's next TMA write into the slot (another
+      // proxy): without the fence, tiles read while conflicted loads were still replaying came out
+      // wrong (B K-contiguous at 8-way conflicts, perf-log entry 21).
+      fence_proxy_async_shared();
       __syncwarp();
       if (lane == 0) mbar_arrive(&empty[s]);
     }
