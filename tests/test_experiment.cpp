@@ -286,6 +286,11 @@ TEST(Tuning, BuiltinTableIsValidAndChoosesPerClass) {
   EXPECT_EQ(at(2049).source, "built-in table");
   EXPECT_NE(at(2049).params.find("splitk=3"), std::string::npos);
   EXPECT_NE(at(4096).params.find("splitk=1"), std::string::npos);
+  // Any family (the library's strict lookup): the faster entry of the same shape, hopper-simt at 4096³.
+  auto* any = t.best("any", "sm_90", "", normalized(Problem::square(4096)), /*exact=*/true);
+  ASSERT_TRUE(any);
+  EXPECT_EQ(any->family, "hopper-simt");
+  EXPECT_EQ(t.best("any", "sm_90", "", normalized(Problem::square(2049)), true)->family, "warptiled");
   // Another architecture has no table: the family defaults.
   EXPECT_EQ(tuned_params("warptiled", normalized(Problem::square(4096)), "any", "sm_75", TuningDb()).source, "defaults");
 }

@@ -3,6 +3,8 @@
 // an operand's layout and the descriptor's shape, without the driver (launch/tma.hpp encodes it).
 #include <string>
 
+#include "gemmlab/problem.hpp"
+
 namespace gemmlab {
 
 // How one operand (op(A) as M x K, or op(B)ᵀ as N x K: `outer` x `k`, element (o, kk) at
@@ -32,6 +34,12 @@ struct OperandStaging {
 // How an operand that operand_layout_problem accepts is read: in place or staged.
 OperandStaging operand_staging(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
                                const void* base);
+// op(A) and op(B)ᵀ of a row-major-C (canonical) problem whose operands start 16-byte aligned.
+struct ProblemStaging {
+  OperandStaging a, b;
+  long long floats() const { return a.floats() + b.floats(); }
+};
+ProblemStaging problem_staging(const Problem& canonical);
 // Throws UsageError with operand_map_problem's reason.
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
                                 int box_outer, int box_k);

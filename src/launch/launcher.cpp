@@ -160,12 +160,8 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
   size_t floats = splits > 1 ? size_t(splits) * size_t(c.m) * size_t(c.n) : 0;
   if (int planes = family_.packing(values_).planes; planes > 0)
     floats += size_t(planes) * size_t(c.m + c.n) * size_t(packed_row(c.k));
-  if (family_.tma_operands(values_).used()) {  // staged copies, for operands at 16-byte aligned addresses
-    static const float aligned[4] = {};
-    auto sa = op_a_strides(c), sb = op_b_strides(c);
-    floats += size_t(operand_staging(c.m, c.k, sa.row, sa.col, c.trans_a == Trans::no, aligned).floats() +
-                     operand_staging(c.n, c.k, sb.col, sb.row, c.trans_b == Trans::yes, aligned).floats());
-  }
+  // Staged copies, for operands at 16-byte aligned addresses.
+  if (family_.tma_operands(values_).used()) floats += size_t(problem_staging(c).floats());
   return floats * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
 }
 

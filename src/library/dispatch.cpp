@@ -126,10 +126,8 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 // written once. (Operands at unaligned addresses are staged too; the model assumes aligned ones.)
 void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, const ParamValues& v, Estimate& e) {
   if (!f.tma_operands(v).used()) return;
-  static const float aligned[4] = {};
-  auto sa = op_a_strides(p), sb = op_b_strides(p);
-  for (auto st : {operand_staging(p.m, p.k, sa.row, sa.col, p.trans_a == Trans::no, aligned),
-                  operand_staging(p.n, p.k, sb.col, sb.row, p.trans_b == Trans::yes, aligned)})
+  const auto staging = problem_staging(p);
+  for (auto st : {staging.a, staging.b})
     if (st.pitch) {
       e.us += 4.0 * double(st.rows) * double(st.row_floats + st.pitch) / (gpu.dram_gbps * 1e9) * 1e6 + kLaunchUs;
       e.workspace += size_t(st.floats()) * sizeof(float);
