@@ -18,7 +18,8 @@
 // 4·TM·TN FFMAs. Rows of BK = 8 or 16 floats put two or four rows in one 128-byte bank line, so a
 // thread's rows are interleaved (row = lane / LANES_N + i · LANES_M): the 8 lanes of a quarter-warp
 // (one shared-memory wavefront of 16-byte loads) then read adjacent rows, which fall in different
-// banks (BK = 32 rows all start in bank 0: two-way conflicts, a reason BK = 16 is the default).
+// banks. Rows of BK = 32 floats all start in bank 0: a quarter-warp reading several of them at one
+// k conflicts (op(B) K-contiguous at warp 32x64 reads eight; its speed is not measured, perf-log 21).
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 
