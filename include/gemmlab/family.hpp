@@ -78,7 +78,7 @@ void check_ablation(const KernelFamily& f, const ParamValues& v, Ablation a);
 
 // Families whose kernels read packed operands: a pre-pass (`entry`, in the family's source, called
 // as (const float* x, long long sr, long long sk, long long rows, long long k, long long kp,
-// float* out)) writes op(A) and op(B)ᵀ K-major into `planes` planes each ([plane][rows][kp], kp =
+// float* out, int raw)) writes op(A) and op(B)ᵀ K-major into `planes` planes each ([plane][rows][kp], kp =
 // K rounded up to 128 bytes), and the GEMM kernel reads them through TMA descriptors (its second
 // parameter, TensorMaps) of boxes box_m x box_k (A) and box_n x box_k (B; with clusters, the share of
 // the B tile one block loads), swizzled in box_k rows.
@@ -90,6 +90,10 @@ struct Packing {
   // memory through TMA, without the pre-pass: one plane, whose FP32 values the tensor cores read
   // as TF32 by dropping the low 13 bits (truncation, where the pre-pass rounds).
   bool in_place = false;
+  // op(A) stays FP32, one plane (the kernel splits it in registers): read in place when K-major with
+  // 16-byte rows, else packed unchanged (the pre-pass called with raw = 1).
+  bool a_raw = false;
+  int planes_a() const { return a_raw ? 1 : planes; }
 };
 
 // Families that read the caller's operands in place through TMA, in whatever layout they come (no

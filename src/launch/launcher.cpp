@@ -76,9 +76,9 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
   const auto& g = plan.geometry;
   if (const auto& pk = plan.packed; pk.spec.planes > 0) {
     // op(A) is M x K with (a_row, a_col); op(B)ᵀ is N x K with (b_col, b_row).
-    auto pack = [&](const float* x, long long sr, long long sk, long long rows, float* out) {
+    auto pack = [&](const float* x, long long sr, long long sk, long long rows, float* out, int raw) {
       long long k = pk.k, kp = pk.kp;
-      void* p[] = {&x, &sr, &sk, &rows, &k, &kp, &out};
+      void* p[] = {&x, &sr, &sk, &rows, &k, &kp, &out, &raw};
       dim3 grid(unsigned((kp + 31) / 32), unsigned((rows + 31) / 32));
       GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), grid, dim3(256), p, 0, stream));
     };
@@ -86,11 +86,11 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
     if (pk.lda)
       encode_kmajor_map(maps.a, args.a, pk.m, pk.k, pk.lda, 1, pk.spec.box_m, pk.spec.box_k);
     else
-      pack(args.a, args.a_row, args.a_col, pk.m, pk.a);
+      pack(args.a, args.a_row, args.a_col, pk.m, pk.a, pk.spec.a_raw);
     if (pk.ldb)
       encode_kmajor_map(maps.b, args.b, pk.n, pk.k, pk.ldb, 1, pk.spec.box_n, pk.spec.box_k);
     else
-      pack(args.b, args.b_col, args.b_row, pk.n, pk.b);
+      pack(args.b, args.b_col, args.b_row, pk.n, pk.b, 0);
     void* params[] = {&args, &maps};
     if (plan.cluster > 1) {
       cudaLaunchAttribute cluster = cluster_of(plan.cluster);
@@ -141,8 +141,8 @@ void bind_staged(LaunchPlan& plan, float* buffer) { plan.tma.staged = buffer; }
 void bind_packed(LaunchPlan& plan, float* buffer) {
   auto& pk = plan.packed;
   pk.a = pk.lda ? nullptr : buffer;
-  pk.b = pk.ldb ? nullptr : buffer + (pk.lda ? 0 : size_t(pk.spec.planes) * size_t(pk.m) * size_t(pk.kp));
-  if (pk.a) encode_kmajor_map(pk.maps.a, pk.a, pk.m, pk.k, pk.kp, pk.spec.planes, pk.spec.box_m, pk.spec.box_k);
+  pk.b = pk.ldb ? nullptr : buffer + (pk.lda ? 0 : size_t(pk.spec.planes_a()) * size_t(pk.m) * size_t(pk.kp));
+  if (pk.a) encode_kmajor_map(pk.maps.a, pk.a, pk.m, pk.k, pk.kp, pk.spec.planes_a(), pk.spec.box_m, pk.spec.box_k);
   if (pk.b) encode_kmajor_map(pk.maps.b, pk.b, pk.n, pk.k, pk.kp, pk.spec.planes, pk.spec.box_n, pk.spec.box_k);
 }
 
@@ -158,8 +158,8 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
   // Before the kernel is loaded the wave is unknown: the family's stand-in decides the splits.
   int splits = family_.splits(values_, c, 0);
   size_t floats = splits > 1 ? size_t(splits) * size_t(c.m) * size_t(c.n) : 0;
-  if (int planes = family_.packing(values_).planes; planes > 0)
-    floats += size_t(planes) * size_t(c.m + c.n) * size_t(packed_row(c.k));
+  if (auto spec = family_.packing(values_); spec.planes > 0)
+    floats += (size_t(spec.planes_a()) * size_t(c.m) + size_t(spec.planes) * size_t(c.n)) * size_t(packed_row(c.k));
   // Staged copies, for operands at 16-byte aligned addresses.
   if (family_.tma_operands(values_).used()) floats += size_t(problem_staging(c).floats());
   return floats * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
@@ -217,7 +217,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   if (auto spec = family_.packing(values_); spec.planes > 0) {
     plan.packed = {k.pack, spec, packed_row(c.k), c.m, c.n, c.k};
     // In place: K-major with 16-byte rows (the aligned variant), as TMA needs.
-    if (spec.in_place && sa.col == 1 && var.a_vec) plan.packed.lda = sa.row;
+    if ((spec.in_place || spec.a_raw) && sa.col == 1 && var.a_vec) plan.packed.lda = sa.row;
     if (spec.in_place && sb.row == 1 && var.b_vec) plan.packed.ldb = sb.col;
     if (shared_buffers) bind_packed(plan, static_cast<float*>(packed_.get(plan.packed.floats() * sizeof(float), false)));
   }

@@ -37,7 +37,8 @@ struct PackedOperands {
   float* b = nullptr;
   TensorMaps maps{};
   size_t floats() const {
-    return spec.planes > 0 ? size_t(spec.planes) * size_t((lda ? 0 : m) + (ldb ? 0 : n)) * size_t(kp) : 0;
+    return spec.planes > 0 ? (size_t(spec.planes_a()) * size_t(lda ? 0 : m) + size_t(spec.planes) * size_t(ldb ? 0 : n)) * size_t(kp)
+                           : 0;
   }
 };
 

@@ -49,7 +49,14 @@ class Wgmma final : public KernelFamily {
              "place, truncated to TF32 by the tensor cores); 3x always packs (the split)",
              {"always", "layout"}},
             {"cluster", {1}, 1, 2,
-             "blocks per cluster: vertically adjacent tiles whose B tile is loaded once and multicast to both"}};
+             "blocks per cluster: vertically adjacent tiles whose B tile is loaded once and multicast to both"},
+            {"split_a", {0}, 0, 1,
+             "3x: op(A) split by the pre-pass into TF32 planes, or loaded as it is (in place when K-major) and split "
+             "in registers, the wgmmas taking A from registers (only op(B) is packed)",
+             {"prepass", "registers"}},
+            {"splitk", {1}, 1, 128,
+             "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
+             "have their K split this many ways, the partial sums added by the last split to finish"}};
   }
   const char* source() const override { return embedded::wgmma_source; }
   std::string entry() const override { return "gemm_wgmma"; }
@@ -64,6 +71,10 @@ class Wgmma final : public KernelFamily {
                     " consumer warpgroups a multiple of 64 rows");
     auto width = [](int n) { return n == 64 || n == 128 || n == 192 || n == 256; };
     if (!width(t[1])) out.push_back("tile.n " + s(t[1]) + " is not one of the wgmma widths 64, 128, 192, 256");
+    if (v.at("split_a")[0] == 1 && v.at("mode")[0] == 1)
+      out.push_back("split_a=registers needs mode=3x (1x has no small part to split)");
+    if (v.at("splitk")[0] > 1 && v.at("cluster")[0] > 1)
+      out.push_back("splitk " + s(v.at("splitk")[0]) + " needs cluster=1 (a cluster's blocks share whole tiles)");
     if (const int sl = v.at("slices")[0]; sl > 1 && v.at("accum")[0] == 0) {  // accum=tc has no fragment
       if (t[1] % sl || !width(t[1] / sl))
         out.push_back("tile.n " + s(t[1]) + " / slices " + s(sl) + " is not one of the wgmma widths 64, 128, 192, 256");
@@ -92,7 +103,8 @@ class Wgmma final : public KernelFamily {
             tiled::define("GROUP", v.at("group")[0]),
             tiled::define("FLUSH", v.at("flush")[0]),
             tiled::define("CLUSTER", v.at("cluster")[0]),
-            tiled::define("SLICES", v.at("slices")[0])};
+            tiled::define("SLICES", v.at("slices")[0]),
+            tiled::define("A_REGS", a_registers(v))};
   }
   // One block per output tile (a cluster per `cluster` tile rows), capped by the launcher at the
   // blocks that fit at once (persistent).
@@ -104,11 +116,19 @@ class Wgmma final : public KernelFamily {
             size_t(smem(v))};
   }
   bool persistent(const ParamValues&) const override { return true; }
+  // The split tail's ways are gridDim.z (one binary serves every split); no reduce kernel: the last
+  // split of each tile adds the partial sums, counted on one arrival counter per tile.
+  int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
+  long long workspace_counters(const ParamValues& v, const Problem& p) const override {
+    auto& t = v.at("tile");
+    return v.at("splitk")[0] > 1 ? ((p.m + t[0] - 1) / t[0]) * ((p.n + t[1] - 1) / t[1]) : 0;
+  }
   int cluster(const ParamValues& v) const override { return v.at("cluster")[0]; }
   Packing packing(const ParamValues& v) const override {
     auto& t = v.at("tile");
     const bool one = v.at("mode")[0] == 1;
-    return {"pack_tf32", one ? 1 : 2, t[0], t[1] / v.at("cluster")[0], t[2], one && v.at("prepass")[0] == 1};
+    return {"pack_tf32", one ? 1 : 2, t[0], t[1] / v.at("cluster")[0], t[2], one && v.at("prepass")[0] == 1,
+            a_registers(v)};
   }
   std::string unsupported(const ParamValues&, const Problem& p) const override {
     // TMA coordinates are 32-bit; the pre-pass's grid has one row of blocks per 32 rows.
@@ -121,15 +141,16 @@ class Wgmma final : public KernelFamily {
   // tensor cores read shared memory directly (no LDS). The pre-pass is a separate kernel.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
     auto& t = v.at("tile");
-    const int parts = v.at("mode")[0] == 0 ? 2 : 1;
+    const int parts = v.at("mode")[0] == 0 ? 2 : 1, parts_a = a_registers(v) ? 1 : parts;
     const auto tl = tiled::tiling(p, t[0], t[1], t[2]);
     KernelModel m;
     m.global_load_inst = 0;
     m.global_async_inst = 0;
     // Per block and K tile, one copy per plane of A and of B (with clusters, each block's share of B).
-    m.tma_load_inst = tl.blocks * tl.ktiles * 2.0 * parts;
-    m.global_load_bytes = tl.blocks * tl.ktiles * 4.0 * parts * (t[0] + t[1]) * t[2];
-    m.shared_load_inst = 0;
+    m.tma_load_inst = tl.blocks * tl.ktiles * double(parts_a + parts);
+    m.global_load_bytes = tl.blocks * tl.ktiles * 4.0 * (parts_a * t[0] + parts * t[1]) * t[2];
+    // A in registers: every consumer warp reads 4 values per m64 slice and k step (LDS.32).
+    m.shared_load_inst = a_registers(v) ? tl.blocks * tl.ktiles * 4.0 * (t[0] / 16) * (t[2] / 8) : 0;
     m.shared_store_inst = 0;
     // Each consumer thread stores its fragment one float at a time.
     tiled::add_epilogue(m, p, tl.blocks * (t[0] / 64) * 4 * double(t[1] / 2));
@@ -140,26 +161,31 @@ class Wgmma final : public KernelFamily {
   std::vector<std::string> search_space() const override {
     // FP32-accurate points only (accum=tc is TF32-class); BK = 16 and 3-stage 128x256 measured slower.
     return product_space(*this, {{"tile", {"128x128x32", "128x256x32", "256x128x32", "128x192x16", "128x256x16"}},
-                                 {"stages", {"2", "3", "4"}},
-                                 {"slices", {"1", "2"}},
+                                 {"stages", {"2", "3", "4", "5"}},
+                                 {"slices", {"1", "2", "4"}},
+                                 {"split_a", {"prepass", "registers"}},
                                  {"cluster", {"1", "2"}},
                                  {"accum", {"tile"}},
                                  {"mode", {"3x"}}});
   }
 
  private:
+  static bool a_registers(const ParamValues& v) { return v.at("mode")[0] == 0 && v.at("split_a")[0] == 1; }
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
     const int mw = t[0] / v.at("consumers")[0] / 64;
-    // accum=tile: the accumulator and the fresh fragment of one slice.
+    // accum=tile: the accumulator and the fresh fragment of one slice; A in registers: the big and
+    // small parts of a K tile's fragments (4 values per m64 slice and k step), live until the wait,
+    // but no shared-memory descriptors of A (ptxas: 128x256x16 with slices=2 fits, x32 spills).
     const int acc = mw * t[1] / 2;
-    return acc + (v.at("accum")[0] == 0 ? acc / v.at("slices")[0] : 0) + 40;
+    const int a = a_registers(v) ? mw * t[2] - 16 : 0;
+    return acc + (v.at("accum")[0] == 0 ? acc / v.at("slices")[0] : 0) + a + 40;
   }
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");
-    const int parts = v.at("mode")[0] == 0 ? 2 : 1;
+    const int parts = v.at("mode")[0] == 0 ? 2 : 1, parts_a = a_registers(v) ? 1 : parts;
     // Stages, 1024 bytes to align them to the swizzle pattern, two mbarriers per stage.
-    return 4ll * v.at("stages")[0] * parts * (t[0] + t[1]) * t[2] + 1024 + 16ll * v.at("stages")[0];
+    return 4ll * v.at("stages")[0] * (parts_a * t[0] + parts * t[1]) * t[2] + 1024 + 16ll * v.at("stages")[0];
   }
 };
 

@@ -13,12 +13,19 @@
 // in L2; with CLUSTER = 2 the two blocks of a cluster take vertically adjacent tiles and load
 // their common B tile once (multicast).
 //
+// A_REGS 1 (3x): op(A) is not packed but loaded as it is (FP32; read in place when K-major): each
+// consumer thread reads its fragment values with LDS and splits them in registers, and the wgmmas
+// take A from registers; only op(B) goes through the pre-pass (it is reused by every tile row).
+// With a split tail (gridDim.z > 1, split_tail.cuh) the last wave's tiles have their K split, the
+// partial sums meeting in the workspace.
+//
 // ACCUM 0 ("tile"): the products of FLUSH K tiles go into a fresh fragment (tmp) of FN = BN / SLICES
 // columns that FP32 adds to the accumulator: the tensor cores add with round-toward-zero, and
 // summing all of K there biases the result (see tf32.cu). ACCUM 1 ("tc"): everything accumulates
 // in the tensor cores (half the registers, at that accuracy cost). ORDER: see issue().
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
+#include "split_tail.cuh"
 #include "tf32_split.cuh"
 
 #ifndef GROUP
@@ -33,6 +40,9 @@
 #ifndef SLICES
 #define SLICES 1
 #endif
+#ifndef A_REGS
+#define A_REGS 0
+#endif
 
 constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 bytes
 constexpr int NT = 128 * (CONSUMERS + 1);
@@ -40,16 +50,20 @@ constexpr int WG_M = BM / CONSUMERS;  // rows per consumer warpgroup
 constexpr int MW = WG_M / 64;         // m64 wgmmas per consumer, product and k step
 constexpr int FN = ACCUM == 0 ? BN / SLICES : BN;  // columns of one wgmma (of the fresh fragment)
 constexpr int PARTS = MODE == 3 ? 2 : 1;
+constexpr int A_PARTS = A_REGS ? 1 : PARTS;  // A's planes in a stage: as loaded, or packed
 constexpr int A_PLANE = BM * BK, B_PLANE = BN * BK;  // floats
-constexpr int STAGE = PARTS * (A_PLANE + B_PLANE);
+constexpr int STAGE = A_PARTS * A_PLANE + PARTS * B_PLANE;
 constexpr unsigned STAGE_BYTES = STAGE * 4u;
 static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
+static_assert(!A_REGS || MODE == 3, "A is split in registers only for 3xTF32");
 
 // Writes op(X) (rows x k, element (r, c) at x[r*sr + c*sk]) K-major into out[part][r][kp]: big
-// parts in plane 0, small parts in plane 1 (MODE 3). Through a 32 x 32 shared tile, so that both
+// parts in plane 0, small parts in plane 1 (MODE 3); raw: the FP32 values unchanged (op(A) for
+// A_REGS, which splits it in registers). Through a 32 x 32 shared tile, so that both
 // the read (along whichever dimension of x is contiguous) and the write are coalesced.
 extern "C" __global__ void __launch_bounds__(256) pack_tf32(const float* x, long long sr, long long sk,
-                                                            long long rows, long long k, long long kp, float* out) {
+                                                            long long rows, long long k, long long kp, float* out,
+                                                            int raw) {
   __shared__ float tile[32][33];  // +1: the transposed read hits 32 different banks
   const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
   const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
@@ -66,6 +80,10 @@ extern "C" __global__ void __launch_bounds__(256) pack_tf32(const float* x, long
   for (int i = ty; i < 32; i += 8) {
     const long long gr = r0 + i, gc = c0 + tx;
     if (gr >= rows || gc >= kp) continue;
+    if (raw) {
+      out[gr * kp + gc] = tile[i][tx];
+      continue;
+    }
     unsigned big, small;
     tf32::split<MODE, SPLIT>(tile[i][tx], big, small);
     out[gr * kp + gc] = __uint_as_float(big);
@@ -73,18 +91,49 @@ extern "C" __global__ void __launch_bounds__(256) pack_tf32(const float* x, long
   }
 }
 
+// op(A) of one K tile as the wgmmas of a consumer warpgroup take it: big(i, k) and small(i, k) are the
+// TF32 parts of its m64 slice i at k step k. Packed: descriptors of the big and small planes in
+// shared memory.
+struct SharedA {
+  const float* a;  // this warpgroup's rows of the stage's A tile
+  __device__ unsigned long long big(int i, int k) const { return hopper::kmajor_swizzled_desc<SW>(a + i * 64 * BK + k); }
+  __device__ unsigned long long small(int i, int k) const {
+    return hopper::kmajor_swizzled_desc<SW>(a + A_PLANE + i * 64 * BK + k);
+  }
+};
+// As loaded (FP32): each thread reads the values of its fragments (the layout of wgmma's A in
+// registers) and splits them as the pre-pass would. The reads of one warp cover 8 rows x 4 columns:
+// with the tile's swizzle (a row's 16-byte chunks permuted by the row's place among 8) those are
+// 32 different banks.
+struct RegisterA {
+  using Fragment = unsigned[4];
+  Fragment hi[MW][BK / 8], lo[MW][BK / 8];
+  __device__ void load(const float* a, int warp, int lane) {
+#pragma unroll
+    for (int i = 0; i < MW; ++i)
+#pragma unroll
+      for (int k = 0; k < BK / 8; ++k)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int r = i * 64 + warp * 16 + lane / 4 + (e & 1) * 8, c = k * 8 + lane % 4 + (e >> 1) * 4;
+          tf32::split<3, SPLIT>(hopper::swizzled_at<SW>(a, r, c), hi[i][k][e], lo[i][k][e]);
+        }
+  }
+  __device__ const Fragment& big(int i, int k) const { return hi[i][k / 8]; }
+  __device__ const Fragment& small(int i, int k) const { return lo[i][k / 8]; }
+};
+
 // The products of one k step and m64 slice: big·big, or the two corrections (small·big, big·small);
 // the first writes d when !accumulate.
-template <int R>
-__device__ inline void big_product(float (&d)[R], const float* a, const float* b, int accumulate) {
-  using namespace hopper;
-  wgmma_tf32(d, kmajor_swizzled_desc<SW>(a), kmajor_swizzled_desc<SW>(b), accumulate);
+template <int R, class A>
+__device__ inline void big_product(float (&d)[R], const A& a, int i, int k, const float* b, int accumulate) {
+  hopper::wgmma_tf32(d, a.big(i, k), hopper::kmajor_swizzled_desc<SW>(b + k), accumulate);
 }
-template <int R>
-__device__ inline void corrections(float (&d)[R], const float* a, const float* b, int accumulate) {
+template <int R, class A>
+__device__ inline void corrections(float (&d)[R], const A& a, int i, int k, const float* b, int accumulate) {
   using namespace hopper;
-  wgmma_tf32(d, kmajor_swizzled_desc<SW>(a + A_PLANE), kmajor_swizzled_desc<SW>(b), accumulate);
-  wgmma_tf32(d, kmajor_swizzled_desc<SW>(a), kmajor_swizzled_desc<SW>(b + B_PLANE), 1);
+  wgmma_tf32(d, a.small(i, k), kmajor_swizzled_desc<SW>(b + k), accumulate);
+  wgmma_tf32(d, a.big(i, k), kmajor_swizzled_desc<SW>(b + B_PLANE + k), 1);
 }
 
 // The compiler does not know that wgmma writes its registers after the instruction issues: an empty
@@ -112,35 +161,34 @@ __device__ inline void add(float (&acc)[MW][BN / 2], const float (&d)[MW][FN / 2
 // precision, so a tiny correction added to a large partial still costs up to one unit of it:
 // ORDER 2 adds the corrections while the partial is small, leaving 4 large-partial additions per
 // K tile instead of 11.
-template <int R>
-__device__ inline void issue(float (&d)[MW][R], const float* a, const float* b, bool fresh) {
+template <int R, class A>
+__device__ inline void issue(float (&d)[MW][R], const A& a, const float* b, bool fresh) {
   if (MODE == 1) {
 #pragma unroll
     for (int k = 0; k < BK; k += 8)
 #pragma unroll
-      for (int i = 0; i < MW; ++i) big_product(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
+      for (int i = 0; i < MW; ++i) big_product(d[i], a, i, k, b, !(fresh && k == 0));
   } else if (ORDER == 2) {
 #pragma unroll
     for (int k = 0; k < BK; k += 8)
 #pragma unroll
-      for (int i = 0; i < MW; ++i) corrections(d[i], a + i * 64 * BK + k, b + k, !(fresh && k == 0));
+      for (int i = 0; i < MW; ++i) corrections(d[i], a, i, k, b, !(fresh && k == 0));
 #pragma unroll
     for (int k = 0; k < BK; k += 8)
 #pragma unroll
-      for (int i = 0; i < MW; ++i) big_product(d[i], a + i * 64 * BK + k, b + k, 1);
+      for (int i = 0; i < MW; ++i) big_product(d[i], a, i, k, b, 1);
   } else {
 #pragma unroll
     for (int k = 0; k < BK; k += 8)
 #pragma unroll
       for (int i = 0; i < MW; ++i) {
-        const float *ak = a + i * 64 * BK + k, *bk = b + k;
         const int acc = !(fresh && k == 0);
         if (ORDER == 0) {
-          corrections(d[i], ak, bk, acc);
-          big_product(d[i], ak, bk, 1);
+          corrections(d[i], a, i, k, b, acc);
+          big_product(d[i], a, i, k, b, 1);
         } else {
-          big_product(d[i], ak, bk, acc);
-          corrections(d[i], ak, bk, 1);
+          big_product(d[i], a, i, k, b, acc);
+          corrections(d[i], a, i, k, b, 1);
         }
       }
   }
@@ -149,6 +197,9 @@ __device__ inline void issue(float (&d)[MW][R], const float* a, const float* b, 
 // A consumer warp is done with a slot: one arrival per warp on the slot's empty barrier in every
 // block of the cluster, since each block's producer writes its share of B into all of them.
 __device__ inline void retire(int slot, int lane, unsigned long long* empty) {
+  // A read with LDS (A_REGS) is a generic-proxy access: only this fence orders it before the
+  // producer's next TMA write into the slot (hopper-simt's race, perf-log entry 21).
+  if (A_REGS) hopper::fence_proxy_async_shared();
   __syncwarp();
   if (lane != 0) return;
   if (CLUSTER == 1) {
@@ -159,10 +210,30 @@ __device__ inline void retire(int slot, int lane, unsigned long long* empty) {
   }
 }
 
+// Calls f(row, column, value) for each accumulator element this consumer thread holds of the tile
+// at (r0, c0): d[4j + {0,1}] at row 16·warp + lane/4, columns 8j + 2·(lane%4) + {0,1}; d[4j + {2,3}]
+// eight rows below.
+template <class F>
+__device__ inline void each_element(float (&acc)[MW][BN / 2], long long r0, long long c0, int warp, int lane, F f) {
+#pragma unroll
+  for (int i = 0; i < MW; ++i) {
+    const long long r = r0 + i * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const long long c = c0 + j * 8 + 2 * (lane % 4);
+      f(r, c, acc[i][4 * j]);
+      f(r, c + 1, acc[i][4 * j + 1]);
+      f(r + 8, c, acc[i][4 * j + 2]);
+      f(r + 8, c + 1, acc[i][4 * j + 3]);
+    }
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_wgmma(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
+  __shared__ bool last_split;
   float* smem = reinterpret_cast<float*>(align_1024(smem_raw));
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
   unsigned long long* empty = full + STAGES;
@@ -174,12 +245,16 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   else __syncthreads();
 
   // The blocks of a cluster take vertically adjacent tiles (tile row CLUSTER·u + rank), which share
-  // their B tile: each block loads 1/CLUSTER of it and multicasts that part to all of them.
+  // their B tile: each block loads 1/CLUSTER of it and multicasts that part to all of them. The
+  // grid's z dimension is the split tail's ways (no clusters then): every block of the grid is one
+  // worker of the schedule.
   const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
-  const long long units_m = (tiles_m + CLUSTER - 1) / CLUSTER, units = units_m * tiles_n;
-  const long long first = blockIdx.x / CLUSTER, stride = gridDim.x / CLUSTER;
+  const long long units_m = (tiles_m + CLUSTER - 1) / CLUSTER;
+  const long long workers = (long long)gridDim.x / CLUSTER * gridDim.z;
+  const long long worker = (long long)blockIdx.z * (gridDim.x / CLUSTER) + blockIdx.x / CLUSTER;
+  const int splits = gridDim.z;
+  const tail::Schedule plan = tail::schedule(units_m * tiles_n, workers, splits, int((g.k + BK - 1) / BK));
   const int rank = CLUSTER > 1 ? int(cluster_rank()) : 0;
-  const int ktiles = int((g.k + BK - 1) / BK);
   auto coords = [&](long long u, long long& tm, long long& tn) {
     long long um;
     hopper::banded_tile(u, units_m, tiles_n, GROUP, um, tn);
@@ -190,17 +265,18 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     if (CONSUMERS == 2) regs_dealloc<40>();
     if (threadIdx.x % 128 == 0) {
       int round_slot = 0;  // k tiles issued so far, over all of this block's tiles
-      for (long long u = first; u < units; u += stride) {
+      for (long long u = worker; u < plan.units(); u += workers) {
+        const tail::Unit w = plan.unit(u);
         long long tm, tn;
-        coords(u, tm, tn);
-        for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
+        coords(w.tile, tm, tn);
+        for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
           const int s = round_slot % STAGES;
           mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
           mbar_expect_bytes(&full[s], STAGE_BYTES);
           float* a = smem + s * STAGE;
-          float* b = a + PARTS * A_PLANE;
+          float* b = a + A_PARTS * A_PLANE;
+          for (int p = 0; p < A_PARTS; ++p) tma_load_3d(a + p * A_PLANE, &maps.a, kt * BK, int(tm * BM), p, &full[s]);
           for (int p = 0; p < PARTS; ++p) {
-            tma_load_3d(a + p * A_PLANE, &maps.a, kt * BK, int(tm * BM), p, &full[s]);
             if (CLUSTER == 1)
               tma_load_3d(b + p * B_PLANE, &maps.b, kt * BK, int(tn * BN), p, &full[s]);
             else
@@ -220,25 +296,32 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     float tmp[MW][FN / 2];
 #endif
     int round_slot = 0;
-    for (long long u = first; u < units; u += stride) {
+    for (long long u = worker; u < plan.units(); u += workers) {
+      const tail::Unit w = plan.unit(u);
       long long tm, tn;
-      coords(u, tm, tn);
+      coords(w.tile, tm, tn);
 #pragma unroll
       for (int i = 0; i < MW; ++i)
 #pragma unroll
         for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
       int held = -1;  // the slot the group in flight reads
-      for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
+      for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
         const int s = round_slot % STAGES;
         mbar_wait(&full[s], (round_slot / STAGES) & 1);
-        const float* a = smem + s * STAGE + wg * WG_M * BK;
-        const float* b = smem + s * STAGE + PARTS * A_PLANE;
+        const float* b = smem + s * STAGE + A_PARTS * A_PLANE;
+#if A_REGS
+        RegisterA a;
+        a.load(smem + s * STAGE + wg * WG_M * BK, warp, lane);
+#else
+        const SharedA a{smem + s * STAGE + wg * WG_M * BK};
+#endif
 #if ACCUM == 0
         // The fragment restarts every FLUSH K tiles and is added to the accumulator then. That read
         // waits for every wgmma (wait<0>): ptxas serialises all wgmmas of a kernel that reads one's
         // registers while another runs (C7514); the other consumer warpgroup keeps the tensor cores
         // busy. With SLICES > 1 the fragment covers BN / SLICES columns, one slice after the other.
-        const bool fresh = kt % FLUSH == 0, flush = (kt + 1) % FLUSH == 0 || kt + 1 == ktiles;
+        const int done = kt - w.k0;
+        const bool fresh = done % FLUSH == 0, flush = (done + 1) % FLUSH == 0 || kt + 1 == w.k1;
 #pragma unroll
         for (int h = 0; h < SLICES; ++h) {
           fence_operands(tmp);
@@ -270,22 +353,23 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       }
 #if ACCUM == 1
       wgmma_wait<0>();
-      retire(held, lane, empty);
+      if (held >= 0) retire(held, lane, empty);  // a split of no K tiles issued nothing
       fence_operands(acc);
 #endif
-      // d[4j + {0,1}]: row 16·warp + lane/4, columns 8j + 2·(lane%4) + {0,1}; d[4j + {2,3}]: 8 rows below.
-#pragma unroll
-      for (int i = 0; i < MW; ++i) {
-        const long long r = tm * BM + wg * WG_M + i * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          const long long c = tn * BN + j * 8 + 2 * (lane % 4);
-          gl::store_c_split<MODE>(g, r, c, acc[i][4 * j]);
-          gl::store_c_split<MODE>(g, r, c + 1, acc[i][4 * j + 1]);
-          gl::store_c_split<MODE>(g, r + 8, c, acc[i][4 * j + 2]);
-          gl::store_c_split<MODE>(g, r + 8, c + 1, acc[i][4 * j + 3]);
-        }
+      const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
+      if (w.split < 0) {
+        each_element(acc, r0, c0, warp, lane,
+                     [&](long long r, long long c, float v) { gl::store_c_split<MODE>(g, r, c, v); });
+        continue;
       }
+      // A split of the tail: its partial sums go to the workspace; the tile's last split to arrive
+      // adds them.
+      const GemmArgs part = gl::splitk_output(g, w.split, splits);
+      each_element(acc, r0, c0, warp, lane, [&](long long r, long long c, float v) { gl::store_c(part, r, c, v); });
+      if (!tail::last_arrival(g.counters + w.tile, splits, 128 * CONSUMERS, &last_split)) continue;
+      tail::add_splits(g, splits, tm * BM, tn * BN, BM, BN, threadIdx.x, 128 * CONSUMERS,
+                       [&](long long r, long long c, float sum) { gl::store_c_split<MODE>(g, r, c, sum); });
+      if (threadIdx.x == 0) g.counters[w.tile] = 0;
     }
   }  // consumers
   // No block leaves while another may still write into its shared memory or arrive on its barriers.
