@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
+#include <vector>
 
 #include "cli_helpers.hpp"
 #include "gemmlab/counters.hpp"
@@ -304,6 +306,66 @@ TEST(Wgmma, PacksTwoPlanesFor3xAndOneFor1x) {
   EXPECT_EQ(f.geometry(two, Problem::square(300)).grid.x, 12u);  // 3 tile rows → 2 pairs, 3 columns
   EXPECT_EQ(f.packing(two).box_n, 64);
   EXPECT_EQ(f.packing(two).box_m, 128);
+}
+
+// op(A) split in registers: only B is packed; A is one FP32 plane (in place when K-major).
+TEST(Wgmma, SplitsAInRegistersAndSplitsTheTail) {
+  const auto& f = *find_family("wgmma");
+  auto why = [&](const std::string& text) { return rejection(f, text); };
+  EXPECT_NE(why("split_a=registers,mode=1x,accum=tc").find("needs mode=3x"), std::string::npos);
+  // A K tile's fragments live until the wgmma wait: 128x256x32 fits with slices=4, not 2 (ptxas spills).
+  EXPECT_NE(why("split_a=registers").find("registers per consumer thread"), std::string::npos);
+  EXPECT_EQ(why("split_a=registers,slices=4"), "");
+  EXPECT_EQ(why("split_a=registers,tile=128x256x16,stages=5"), "");  // one plane of A: 40 KB a stage
+  EXPECT_NE(why("splitk=4,cluster=2,tile=128x128x32,slices=1,stages=3").find("needs cluster=1"), std::string::npos);
+  auto regs = f.packing(parse_params(f, "split_a=registers,slices=4"));
+  EXPECT_TRUE(regs.a_raw);
+  EXPECT_EQ(regs.planes, 2);
+  EXPECT_EQ(regs.planes_a(), 1);
+  EXPECT_FALSE(f.packing(parse_params(f, "")).a_raw);
+  EXPECT_FALSE(f.lower_precision(parse_params(f, "split_a=registers,slices=4")));
+  // The model reads one plane of A and two of B per K tile, and counts A's LDS.
+  auto p = Problem::square(4096);
+  auto packed = f.model(parse_params(f, "slices=4"), p, Variant{});
+  auto in_regs = f.model(parse_params(f, "split_a=registers,slices=4"), p, Variant{});
+  EXPECT_DOUBLE_EQ(in_regs.global_load_bytes / packed.global_load_bytes, (128.0 + 2 * 256) / (2 * 128 + 2 * 256));
+  EXPECT_GT(in_regs.shared_load_inst, 0);
+  // The split tail is gridDim.z, counted per tile; no reduce kernel.
+  auto tail = parse_params(f, "splitk=6");
+  EXPECT_EQ(f.splits(tail, p, 132), 6);
+  EXPECT_EQ(f.workspace_counters(tail, Problem::square(2049)), 17 * 9);
+  EXPECT_EQ(f.workspace_counters(parse_params(f, ""), p), 0);
+  EXPECT_EQ(f.reduce_entry(), "");
+}
+
+#include "kernels/common/split_tail.cuh"
+
+// Every tile's K is computed exactly once: whole, or as the union of its splits' disjoint ranges;
+// whole tiles fill whole waves; the split units of the tail fill at most one more.
+TEST(SplitTail, CoversEveryTileOnceAndSplitsOnlyTheLastWave) {
+  for (auto [tiles, blocks, splits, ktiles] : {std::tuple{153ll, 132ll, 6, 65}, {32ll, 128ll, 4, 32}, {264ll, 132ll, 3, 7},
+                                               {1ll, 64ll, 64, 8}, {5ll, 132ll, 26, 3}, {300ll, 132ll, 1, 10}}) {
+    const auto s = tail::schedule(tiles, blocks, splits, ktiles);
+    if (splits > 1) EXPECT_EQ(s.whole % blocks, 0) << tiles << " tiles";
+    std::vector<std::vector<int>> covered(size_t(tiles), std::vector<int>(size_t(ktiles), 0));
+    std::vector<std::vector<int>> seen_splits(static_cast<size_t>(tiles));
+    for (long long u = 0; u < s.units(); ++u) {
+      const auto w = s.unit(u);
+      ASSERT_GE(w.tile, 0);
+      ASSERT_LT(w.tile, tiles);
+      EXPECT_EQ(w.split < 0, w.tile < s.whole);
+      if (w.split >= 0) seen_splits[size_t(w.tile)].push_back(w.split);
+      for (int k = w.k0; k < w.k1; ++k) ++covered[size_t(w.tile)][size_t(k)];
+    }
+    for (long long t = 0; t < tiles; ++t) {
+      for (int k = 0; k < ktiles; ++k) EXPECT_EQ(covered[size_t(t)][size_t(k)], 1) << "tile " << t << " k " << k;
+      if (t >= s.whole) EXPECT_EQ(int(seen_splits[size_t(t)].size()), splits) << "tile " << t;
+    }
+    const long long tail_tiles = splits > 1 ? tiles % blocks : 0;
+    EXPECT_EQ(s.units(), tiles - tail_tiles + tail_tiles * (tail_tiles ? splits : 1));
+  }
+  // Whole waves only: nothing to split.
+  EXPECT_EQ(tail::schedule(264, 132, 4, 10).units(), 264);
 }
 
 // ---- hopper-simt: TMA-fed FFMA kernels (they compile in test_compile's search-space test) ----
