@@ -66,16 +66,39 @@ __device__ inline bool last_arrival(unsigned* counter, int splits, int threads, 
 
 // The last split of a tile adds the tile's partial sums (the workspace holds [split][m][n]) in
 // split order, so that the result does not depend on which split finished last, and hands each
-// sum to store(row, column, sum). Row by row across the threads: the workspace reads coalesce.
+// sum to store(row, column, sum). Row by row across the threads (the reads coalesce), four columns
+// a load where rows are 16-byte aligned, and a batch of loads in flight per thread: the sums are
+// latency-bound otherwise (one L2 round trip per element and split).
 template <class Store>
 __device__ inline void add_splits(const GemmArgs& g, int splits, long long r0, long long c0, int rows, int cols,
                                   int thread, int threads, Store store) {
-  for (int e = thread; e < rows * cols; e += threads) {
-    const long long r = r0 + e / cols, c = c0 + e % cols;
-    if (r >= g.m || c >= g.n) continue;
-    float sum = 0.0f;
-    for (int z = 0; z < splits; ++z) sum += __ldcg(g.workspace + (z * g.m + r) * g.n + c);
-    store(r, c, sum);
+  constexpr int kBatch = 8;
+  const bool vec = g.n % 4 == 0 && c0 % 4 == 0 && cols % 4 == 0;
+  const int width = vec ? 4 : 1, groups = rows * cols / width;
+  for (int e0 = thread; e0 < groups; e0 += threads * kBatch) {
+    float sum[kBatch][4] = {};
+#pragma unroll 2
+    for (int z = 0; z < splits; ++z)
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int e = (e0 + j * threads) * width;
+        const long long r = r0 + e / cols, c = c0 + e % cols;
+        if (e >= rows * cols || r >= g.m || c >= g.n) continue;
+        const float* p = g.workspace + (z * g.m + r) * g.n + c;
+        if (vec) {
+          const float4 x = __ldcg(reinterpret_cast<const float4*>(p));
+          sum[j][0] += x.x, sum[j][1] += x.y, sum[j][2] += x.z, sum[j][3] += x.w;
+        } else {
+          sum[j][0] += __ldcg(p);
+        }
+      }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int e = (e0 + j * threads) * width;
+      const long long r = r0 + e / cols, c = c0 + e % cols;
+      if (e >= rows * cols || r >= g.m) continue;
+      for (int w = 0; w < width && c + w < g.n; ++w) store(r, c + w, sum[j][w]);
+    }
   }
 }
 #endif
