@@ -112,8 +112,9 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   auto tf32 = pick(g, shape(8192, 8192, 8192), MathMode::tf32);
   EXPECT_EQ(tf32.family, "wgmma");
   EXPECT_NE(tf32.params.find("mode=1x"), std::string::npos);
-  // The packed operands: two planes of (M + N) x K floats.
-  EXPECT_EQ(tensor.workspace_bytes, size_t(2) * (8192 + 8192) * 8192 * 4);
+  // The packed operands: two planes of (M + N) x K floats, and a tile per SM and split of the tail.
+  EXPECT_EQ(tensor.workspace_bytes,
+            size_t(2) * (8192 + 8192) * 8192 * 4 + (tensor.splits > 1 ? size_t(132) * 128 * 256 * 4 * tensor.splits : 0));
 }
 
 TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
@@ -130,10 +131,13 @@ TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
 
 TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   auto g = GpuModel::h100();
-  // Huge K with one tile: the persistent wgmma kernel cannot split K; SIMT split-K can.
+  // Huge K with one tile: split K many ways, on the CUDA cores or in wgmma's split tail.
   auto huge_k = pick(g, shape(128, 128, 262144), MathMode::tensor_fp32);
-  EXPECT_NE(huge_k.family, "wgmma");
-  EXPECT_GT(huge_k.splits, 16);
+  EXPECT_GT(huge_k.splits, 16) << huge_k.why;
+  // Fewer tiles than SMs: the tensor path splits their K (a quarter of the SMs busy otherwise).
+  auto small = pick(g, shape(1024, 1024, 1024), MathMode::tensor_fp32);
+  EXPECT_EQ(small.family, "wgmma") << small.why;
+  EXPECT_GT(small.splits, 1) << small.why;
   // On the A100 the mma.sync 3xTF32 family is measured slower than SIMT: FP32 accuracy on SIMT.
   EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tensor_fp32).family, "warptiled");
   EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tf32).family, "tf32");

@@ -156,8 +156,7 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
   if (p.op != family_.op()) return 0;
   auto c = canonical(p);
   // Before the kernel is loaded the wave is unknown: the family's stand-in decides the splits.
-  int splits = family_.splits(values_, c, 0);
-  size_t floats = splits > 1 ? size_t(splits) * size_t(c.m) * size_t(c.n) : 0;
+  size_t floats = size_t(family_.split_workspace_floats(values_, c, family_.splits(values_, c, 0), 0));
   if (auto spec = family_.packing(values_); spec.planes > 0)
     floats += (size_t(spec.planes_a()) * size_t(c.m) + size_t(spec.planes) * size_t(c.n)) * size_t(packed_row(c.k));
   // Staged copies, for operands at 16-byte aligned addresses.
@@ -208,7 +207,8 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
   plan.args = GemmArgs{c.m, c.n, c.k, c.alpha, c.beta, nullptr, sa.row, sa.col, nullptr, sb.row, sb.col,
                        nullptr, sc.row, sc.col, nullptr, nullptr};
-  if (plan.splits > 1) plan.workspace_floats = size_t(plan.splits) * size_t(c.m) * size_t(c.n);
+  plan.workspace_floats =
+      size_t(family_.split_workspace_floats(values_, c, plan.splits, k.blocks_per_sm * device_->sms));
   plan.counter_count = size_t(std::max(0ll, family_.workspace_counters(values_, c)));
   if (shared_buffers && plan.workspace_floats)
     plan.args.workspace = static_cast<float*>(workspace_.get(plan.workspace_floats * sizeof(float), false));

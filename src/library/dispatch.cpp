@@ -8,6 +8,7 @@
 
 #include "gemmlab/error.hpp"
 #include "gemmlab/family.hpp"
+#include "kernels/common/split_tail.cuh"
 #include "kernels/tma_operands.hpp"
 
 namespace gemmlab {
@@ -136,15 +137,25 @@ void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, c
 
 // The persistent wgmma kernel (one block per SM walking BM x BN tiles) after its pre-pass, which
 // reads op(A) and op(B) and writes their K-major TF32 planes (1x reads K-major operands in place).
-Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v) {
+// With a split tail of s ways (split_tail.cuh) the tiles of the last partial wave have their K split:
+// whole waves of whole tiles, then rounds of split units, whose partial sums every split writes and
+// the last one reads back at one SM's share of the L2 bandwidth.
+Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s) {
   auto& t = v.at("tile");
-  const long long bm = t[0], bn = t[1];
+  const long long bm = t[0], bn = t[1], bk = t[2];
   const bool three = v.at("mode")[0] == 0;
   const int planes = three ? 2 : 1;
   const double kp = double(ceil_div(p.k, 32) * 32);
-  const double tiles = double(ceil_div(p.m, bm) * ceil_div(p.n, bn));
+  const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
+  const long long blocks = s > 1 ? std::min<long long>(tiles, gpu.sms / s) * s : std::min<long long>(tiles, gpu.sms);
+  const auto plan = tail::schedule(tiles, std::max(1ll, blocks), s, int(std::min<long long>(ktiles, 1ll << 30)));
+  const double rounds_whole = double(ceil_div(plan.whole, std::max(1ll, blocks)));
+  const double rounds_split = double(ceil_div(plan.units() - plan.whole, std::max(1ll, blocks)));
   const double sm_rate = c.rate * gpu.fp32_tflops * 1e12 / gpu.sms;
-  const double t_compute = std::ceil(tiles / gpu.sms) * 2.0 * bm * bn * kp / sm_rate;
+  const double k_split = double(ceil_div(ktiles, plan.splits) * bk);
+  const double t_compute = (rounds_whole * kp + rounds_split * k_split) * 2.0 * bm * bn / sm_rate;
+  const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
+  const double t_fix = plan.splits > 1 ? (1 + plan.splits) * tile_bytes / l2_per_sm : 0;
   // In place (1x): A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
   const bool a_packed = three || p.trans_a == Trans::yes || p.lda % 4;
   const bool b_packed = three || p.trans_b == Trans::no || p.ldb % 4;
@@ -157,9 +168,12 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // the next tile's loads; with a tiny K it is the whole kernel.
   const double t_store = 4.0 * mn / (kWgmmaStoreShare * bw);
   Estimate e;
-  e.waves = tiles / gpu.sms;
-  e.us = (std::max({t_compute, t_mem, t_store}) + t_pack) * 1e6 + kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
+  e.splits = plan.splits;
+  e.waves = double(plan.units()) / gpu.sms;
+  e.us = (std::max({t_compute + t_fix, t_mem, t_store}) + t_pack) * 1e6 +
+         kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
   e.workspace = size_t(4.0 * planes * rows_packed * kp);
+  if (plan.splits > 1) e.workspace += size_t(std::min<long long>(tiles, gpu.sms)) * size_t(tile_bytes) * size_t(plan.splits);
   return e;
 }
 
@@ -286,8 +300,13 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math) {
       if (!c.f->unsupported(c.v, p).empty()) continue;
       Estimate e;
       if (c.f->packing(c.v).planes > 0) {
-        e = wgmma_time(gpu, p, *c.c, c.v);
-        if (e.workspace > pack_cap) continue;
+        // The split tail, where the family offers it: up to 64 ways (a huge K with one tile).
+        const int most = c.v.count("splitk") ? 64 : 1;
+        for (int s = 1; s <= most; s = s < 8 ? s + 1 : s * 2) {
+          auto x = wgmma_time(gpu, p, *c.c, c.v, s);
+          if (x.workspace <= pack_cap && x.us < e.us) e = x;
+        }
+        if (e.us == INFINITY) continue;
       } else {
         const auto g = c.f->geometry(c.v, p);
         const bool splits = c.v.count("splitk") > 0;

@@ -3,7 +3,7 @@
 // (every tile when there are fewer tiles than blocks) have their K split `splits` ways, so that
 // the last wave keeps every SM busy for 1/splits of a tile's time instead of leaving most idle.
 // Each split writes its partial sums to the workspace; the block that finishes a tile's last split
-// adds them (tail::last_arrival). Plain C++ as well, so that the host model and tests share it.
+// adds them (tail::last_arrival, add_partials). Plain C++ as well, so that the host model and tests share it.
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -45,10 +45,6 @@ TAIL_HD inline Schedule schedule(long long tiles, long long blocks, int splits, 
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-}  // namespace tail
-#include "gemm_args.h"
-namespace tail {
-
 // After this block's threads (the first `threads` of it, all calling) wrote a split's partial sums:
 // counts the arrival on the tile's counter and returns, in every one of those threads, whether this
 // block was the tile's last split (it then adds them, and leaves the counter zero). The fence makes
@@ -64,42 +60,41 @@ __device__ inline bool last_arrival(unsigned* counter, int splits, int threads, 
   return last;
 }
 
-// The last split of a tile adds the tile's partial sums (the workspace holds [split][m][n]) in
-// split order, so that the result does not depend on which split finished last, and hands each
-// sum to store(row, column, sum). Row by row across the threads (the reads coalesce), four columns
-// a load where rows are 16-byte aligned, and a batch of loads in flight per thread: the sums are
-// latency-bound otherwise (one L2 round trip per element and split).
-template <class Store>
-__device__ inline void add_splits(const GemmArgs& g, int splits, long long r0, long long c0, int rows, int cols,
-                                  int thread, int threads, Store store) {
-  constexpr int kBatch = 8;
-  const bool vec = g.n % 4 == 0 && c0 % 4 == 0 && cols % 4 == 0;
-  const int width = vec ? 4 : 1, groups = rows * cols / width;
-  for (int e0 = thread; e0 < groups; e0 += threads * kBatch) {
-    float sum[kBatch][4] = {};
-#pragma unroll 2
-    for (int z = 0; z < splits; ++z)
+// A split's partial sums, in the workspace as each thread holds them: slot after slot (a slot per
+// tail tile and split), R x C registers per thread, 4 at a time, the threads' float4s side by side,
+// so that a warp writes and reads 512 contiguous bytes an instruction (the fragment layout's scalar
+// stores to rows of C reach a tenth of the bandwidth: perf-log 17).
+template <int R, int C>
+__device__ inline float4* partial(float* workspace, long long slot, int group, int thread, int threads) {
+  return reinterpret_cast<float4*>(workspace) + (slot * (R * C / 4) + group) * threads + thread;
+}
+template <int R, int C>
+__device__ inline void store_partial(float* workspace, long long slot, int thread, int threads, const float (&v)[R][C]) {
+  static_assert(C % 4 == 0, "whole float4s per row of registers");
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const int e = (e0 + j * threads) * width;
-        const long long r = r0 + e / cols, c = c0 + e % cols;
-        if (e >= rows * cols || r >= g.m || c >= g.n) continue;
-        const float* p = g.workspace + (z * g.m + r) * g.n + c;
-        if (vec) {
-          const float4 x = __ldcg(reinterpret_cast<const float4*>(p));
-          sum[j][0] += x.x, sum[j][1] += x.y, sum[j][2] += x.z, sum[j][3] += x.w;
-        } else {
-          sum[j][0] += __ldcg(p);
-        }
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int j = 0; j < C; j += 4)
+      *partial<R, C>(workspace, slot, (i * C + j) / 4, thread, threads) =
+          make_float4(v[i][j], v[i][j + 1], v[i][j + 2], v[i][j + 3]);
+}
+// v = the sum of the partial sums of slots first .. first + splits - 1, in split order: the result
+// does not depend on which split finished last (the caller's own partial is read back too).
+template <int R, int C>
+__device__ inline void add_partials(float* workspace, long long first, int splits, int thread, int threads,
+                                    float (&v)[R][C]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int j = 0; j < C; ++j) v[i][j] = 0.0f;
+  for (int z = 0; z < splits; ++z)
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+#pragma unroll
+      for (int j = 0; j < C; j += 4) {
+        const float4 x = __ldcg(partial<R, C>(workspace, first + z, (i * C + j) / 4, thread, threads));
+        v[i][j] += x.x, v[i][j + 1] += x.y, v[i][j + 2] += x.z, v[i][j + 3] += x.w;
       }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int e = (e0 + j * threads) * width;
-      const long long r = r0 + e / cols, c = c0 + e % cols;
-      if (e >= rows * cols || r >= g.m) continue;
-      for (int w = 0; w < width && c + w < g.n; ++w) store(r, c + w, sum[j][w]);
-    }
-  }
 }
 #endif
 

@@ -363,12 +363,13 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         continue;
       }
       // A split of the tail: its partial sums go to the workspace; the tile's last split to arrive
-      // adds them.
-      const GemmArgs part = gl::splitk_output(g, w.split, splits);
-      each_element(acc, r0, c0, warp, lane, [&](long long r, long long c, float v) { gl::store_c(part, r, c, v); });
+      // adds them and stores the tile.
+      const long long first = (w.tile - plan.whole) * splits;
+      tail::store_partial(g.workspace, first + w.split, threadIdx.x, 128 * CONSUMERS, acc);
       if (!tail::last_arrival(g.counters + w.tile, splits, 128 * CONSUMERS, &last_split)) continue;
-      tail::add_splits(g, splits, tm * BM, tn * BN, BM, BN, threadIdx.x, 128 * CONSUMERS,
-                       [&](long long r, long long c, float sum) { gl::store_c_split<MODE>(g, r, c, sum); });
+      tail::add_partials(g.workspace, first, splits, threadIdx.x, 128 * CONSUMERS, acc);
+      each_element(acc, r0, c0, warp, lane,
+                   [&](long long r, long long c, float v) { gl::store_c_split<MODE>(g, r, c, v); });
       if (threadIdx.x == 0) g.counters[w.tile] = 0;
     }
   }  // consumers
