@@ -113,8 +113,9 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   EXPECT_EQ(tf32.family, "wgmma");
   EXPECT_NE(tf32.params.find("mode=1x"), std::string::npos);
   // The packed operands: two planes of (M + N) x K floats, and a tile per SM and split of the tail.
-  EXPECT_EQ(tensor.workspace_bytes,
-            size_t(2) * (8192 + 8192) * 8192 * 4 + (tensor.splits > 1 ? size_t(132) * 128 * 256 * 4 * tensor.splits : 0));
+  const auto tt = parse_params(*find_family("wgmma"), tensor.params).at("tile");
+  EXPECT_EQ(tensor.workspace_bytes, size_t(2) * (8192 + 8192) * 8192 * 4 +
+                                        (tensor.splits > 1 ? size_t(132) * tt[0] * tt[1] * 4 * tensor.splits : 0));
 }
 
 TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {

@@ -53,11 +53,13 @@ const Candidate kSimtHopper[] = {
 // Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 
-// Tensor cores on 9.0 (wgmma: persistent, one block per SM). Rates from results/h100/tf32x3.json:
-// 3x 126.4 TFLOP/s at 8192³ with 128x256 tiles, 117 with 128x128; 1x about 344.
+// Tensor cores on 9.0 (wgmma: persistent, one block per SM). Rates from results/h100/tf32x3.json
+// (9ea741a): 3x 107 TFLOP/s at 8192³ with 128x256 tiles and 119 with 128x128 (126 and 117 on the
+// H100 of an earlier run: 128x128 is the steadier of the two), 69 and 108 at 8192x8192x1024; 1x
+// about 344. Both split the tail of their last wave (splitk, chosen per shape).
 const Candidate kWgmma3x[] = {
-    {"wgmma", "mode=3x", 0, 1.96, Candidate::tensor},
-    {"wgmma", "mode=3x,tile=128x128x32,stages=3,slices=1", 0, 1.80, Candidate::tensor},
+    {"wgmma", "mode=3x", 0, 1.67, Candidate::tensor},
+    {"wgmma", "mode=3x,tile=128x128x32,stages=3,slices=1", 0, 1.85, Candidate::tensor},
 };
 const Candidate kWgmma1x[] = {{"wgmma", "mode=1x,tile=128x256x32,accum=tc,stages=4", 0, 5.3, Candidate::tensor}};
 // On 8.x, the mma.sync family (measured on the H100 only: 43.2 and 94.0 TFLOP/s at 4096³).
