@@ -1,10 +1,38 @@
 #include "gemmlab/accuracy.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "gemmlab/device.hpp"
 
 namespace gemmlab {
+
+namespace {
+
+// The table's name of a kernel: a family's name with the parameters that differ from its defaults
+// (several points of one family run side by side).
+std::string label(const KernelSpec& k) {
+  if (!k.family) return k.name;
+  auto tokens = [](const std::string& s) {
+    std::vector<std::string> out;
+    for (size_t b = 0, e; b <= s.size(); b = e + 1) {
+      e = std::min(s.find(',', b), s.size());
+      out.push_back(s.substr(b, e - b));
+    }
+    return out;
+  };
+  const auto defaults = tokens(format_params(*k.family, parse_params(*k.family, "")));
+  std::string out = k.name;
+  char sep = ':';
+  for (auto& t : tokens(format_params(*k.family, k.params)))
+    if (std::find(defaults.begin(), defaults.end(), t) == defaults.end()) {
+      out += sep + t;
+      sep = ',';
+    }
+  return out;
+}
+
+}  // namespace
 
 nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& table) {
   auto dev = query_device(0);
@@ -12,7 +40,11 @@ nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& tabl
   for (auto& k : o.kernels)
     if (k.name != "cublas") specs.push_back(k);
   std::vector<std::unique_ptr<GemmRunner>> runners;
-  for (auto& k : specs) runners.push_back(make_runner(k));
+  std::vector<std::string> labels;
+  for (auto& k : specs) {
+    runners.push_back(make_runner(k));
+    labels.push_back(label(k));
+  }
 
   nlohmann::ordered_json out;
   out["metadata"] = run_metadata(dev, cached_ceilings(dev).value_or(Ceilings{}), TimingOptions{}, o.dists.front(),
@@ -23,7 +55,7 @@ nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& tabl
   out["metadata"]["inputs"] = {{"distributions", dists}, {"seed", o.seed}, {"m", o.mn}, {"n", o.mn}};
   auto rows = nlohmann::ordered_json::array();
   char line[256];
-  std::snprintf(line, sizeof line, "%-9s %6s  %-28s %-5s %12s %12s %9s\n", "inputs", "K", "kernel", "prec", "rel_fro",
+  std::snprintf(line, sizeof line, "%-9s %6s  %-44s %-5s %12s %12s %9s\n", "inputs", "K", "kernel", "prec", "rel_fro",
                 "max_rel", "fro/cublas");
   table << line;
   for (auto d : o.dists)
@@ -31,7 +63,8 @@ nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& tabl
       Problem p = normalized(problem_of_shape(Op::gemm, {o.mn, o.mn, k}, Layout::row_major, Trans::no, Trans::no));
       ProblemSession session(p, d, o.seed * 7919 + uint64_t(k), nullptr);
       double cublas_fro = 0;
-      for (auto& r : runners) {
+      for (size_t i = 0; i < runners.size(); ++i) {
+        auto& r = runners[i];
         nlohmann::ordered_json row = {{"dist", to_string(d)}, {"m", p.m}, {"n", p.n}, {"k", p.k},
                                       {"kernel", r->name()}, {"precision", to_string(r->precision())}};
         if (auto why = r->unsupported(p); !why.empty()) {
@@ -45,9 +78,10 @@ nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& tabl
         row["rel_fro"] = v.rel_norm_err;
         row["max_rel"] = v.max_rel_err;
         row["fro_x_cublas"] = cublas_fro > 0 ? v.rel_norm_err / cublas_fro : 0.0;
+        row["label"] = labels[i];
         row["details"] = r->details();
-        std::snprintf(line, sizeof line, "%-9s %6lld  %-28s %-5s %12.3e %12.3e %9.3f%s\n", to_string(d).c_str(),
-                      (long long)k, r->name().substr(0, 28).c_str(), to_string(r->precision()).c_str(),
+        std::snprintf(line, sizeof line, "%-9s %6lld  %-44s %-5s %12.3e %12.3e %9.3f%s\n", to_string(d).c_str(),
+                      (long long)k, labels[i].substr(0, 44).c_str(), to_string(r->precision()).c_str(),
                       v.rel_norm_err, v.max_rel_err, row["fro_x_cublas"].get<double>(), v.passed ? "" : "  FAILED");
         table << line;
         rows.push_back(row);

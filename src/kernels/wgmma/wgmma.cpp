@@ -33,12 +33,16 @@ class Wgmma final : public KernelFamily {
             {"mode", {0}, 0, 1, "3xTF32 (FP32 accuracy) or 1xTF32 (TF32 accuracy, labelled so)", {"3x", "1x"}},
             {"split", {0}, 0, 1, "the big part of the 3xTF32 split: rounded to nearest or truncated",
              {"round", "truncate"}},
-            {"accum", {0}, 0, 1,
-             "tile: the products of `flush` K tiles summed in a fresh fragment, then added in FP32; tc: all of K summed in the tensor cores (fewer registers; their round-toward-zero addition "
-             "grows the error with K: lower precision)",
-             {"tile", "tc"}},
+            {"accum", {0}, 0, 2,
+             "tile: the products of `flush` K tiles summed in a fresh fragment, then added in FP32; tc: all of K "
+             "summed in the tensor cores (fewer registers; their round-toward-zero addition grows the error with "
+             "K: lower precision); kstep: a fresh fragment per k step of 8, so that the tensor cores' truncating "
+             "sums cover 8 products each (more waits)",
+             {"tile", "tc", "kstep"}},
             {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
-            {"slices", {2}, 1, 4, "accum=tile: the fresh fragment covers BN / slices columns, one slice after another (tc ignores it)"},
+            {"slices", {2}, 1, 4,
+             "accum=tile or kstep: the fresh fragment covers BN / slices columns, one slice after another (tc "
+             "ignores it)"},
             {"order", {2}, 0, 2,
              "the 3xTF32 products per k step: corrections first, or big·big first; or a K tile's corrections all "
              "before its big·big products",
@@ -75,18 +79,23 @@ class Wgmma final : public KernelFamily {
       out.push_back("split_a=registers needs mode=3x (1x has no small part to split)");
     if (v.at("splitk")[0] > 1 && v.at("cluster")[0] > 1)
       out.push_back("splitk " + s(v.at("splitk")[0]) + " needs cluster=1 (a cluster's blocks share whole tiles)");
-    if (const int sl = v.at("slices")[0]; sl > 1 && v.at("accum")[0] == 0) {  // accum=tc has no fragment
+    const int accum = v.at("accum")[0];
+    if (const int sl = v.at("slices")[0]; sl > 1 && accum != 1) {  // accum=tc has no fragment
       if (t[1] % sl || !width(t[1] / sl))
         out.push_back("tile.n " + s(t[1]) + " / slices " + s(sl) + " is not one of the wgmma widths 64, 128, 192, 256");
-      if (v.at("flush")[0] != 1) out.push_back("slices " + s(sl) + " needs flush=1 (one fragment serves every slice)");
+      if (accum == 0 && v.at("flush")[0] != 1)
+        out.push_back("slices " + s(sl) + " needs flush=1 (one fragment serves every slice)");
     }
+    if (accum == 2 && v.at("flush")[0] != 1)
+      out.push_back("flush " + s(v.at("flush")[0]) + " applies to accum=tile (kstep flushes every k step)");
     if (!out.empty()) return out;
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
     // The producer gives registers up (setmaxnreg) so that two consumers may hold 232 each.
     const int limit = consumers == 2 ? 232 : 255, regs = registers(v);
     if (regs > limit)
       out.push_back("needs about " + s(regs) + " registers per consumer thread, over " + s(limit) +
-                    (v.at("accum")[0] == 0 ? " (accum=tile holds two fragments: try accum=tc or a narrower tile)" : ""));
+                    (v.at("accum")[0] != 1 ? " (a fresh fragment beside the accumulator: try accum=tc or a narrower tile)"
+                                           : ""));
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -184,12 +193,12 @@ class Wgmma final : public KernelFamily {
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
     const int mw = t[0] / v.at("consumers")[0] / 64;
-    // accum=tile: the accumulator and the fresh fragment of one slice; A in registers: the big and
+    // accum=tile or kstep: the accumulator and the fresh fragment of one slice; A in registers: the big and
     // small parts of a K tile's fragments (4 values per m64 slice and k step), live until the wait,
     // but no shared-memory descriptors of A (ptxas: 128x256x16 with slices=2 fits, x32 spills).
     const int acc = mw * t[1] / 2;
     const int a = a_registers(v) ? mw * t[2] - 16 : 0;
-    return acc + (v.at("accum")[0] == 0 ? acc / v.at("slices")[0] : 0) + a + 40;
+    return acc + (v.at("accum")[0] != 1 ? acc / v.at("slices")[0] : 0) + a + 40;
   }
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");

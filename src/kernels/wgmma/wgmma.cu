@@ -21,8 +21,10 @@
 //
 // ACCUM 0 ("tile"): the products of FLUSH K tiles go into a fresh fragment (tmp) of FN = BN / SLICES
 // columns that FP32 adds to the accumulator: the tensor cores add with round-toward-zero, and
-// summing all of K there biases the result (see tf32.cu). ACCUM 1 ("tc"): everything accumulates
-// in the tensor cores (half the registers, at that accuracy cost). ORDER: see issue().
+// summing all of K there biases the result (see tf32.cu). ACCUM 2 ("kstep"): a fresh fragment per
+// k step (8 of K), so that each round-toward-zero sum covers only 8 products and their corrections,
+// and every sum above that rounds to nearest in FP32. ACCUM 1 ("tc"): everything accumulates in the
+// tensor cores (half the registers, at that accuracy cost). ORDER: see issue().
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "split_tail.cuh"
@@ -48,7 +50,7 @@ constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 by
 constexpr int NT = 128 * (CONSUMERS + 1);
 constexpr int WG_M = BM / CONSUMERS;  // rows per consumer warpgroup
 constexpr int MW = WG_M / 64;         // m64 wgmmas per consumer, product and k step
-constexpr int FN = ACCUM == 0 ? BN / SLICES : BN;  // columns of one wgmma (of the fresh fragment)
+constexpr int FN = ACCUM != 1 ? BN / SLICES : BN;  // columns of one wgmma (of the fresh fragment)
 constexpr int PARTS = MODE == 3 ? 2 : 1;
 constexpr int A_PARTS = A_REGS ? 1 : PARTS;  // A's planes in a stage: as loaded, or packed
 constexpr int A_PLANE = BM * BK, B_PLANE = BN * BK;  // floats
@@ -155,20 +157,31 @@ __device__ inline void add(float (&acc)[MW][BN / 2], const float (&d)[MW][FN / 2
     for (int j = 0; j < FN / 2; ++j) acc[i][slice * FN / 2 + j] += d[i][j];
 }
 
-// One K tile's products for FN columns of B starting at b; the first overwrites d when fresh.
-// ORDER 0: each k step's corrections, then its big·big; 1: big·big first; 2: every correction of
-// the K tile, then every big·big. The tensor cores truncate each sum to the running partial's
-// precision, so a tiny correction added to a large partial still costs up to one unit of it:
-// ORDER 2 adds the corrections while the partial is small, leaving 4 large-partial additions per
-// K tile instead of 11.
+// The products of k step k for FN columns of B starting at b: ORDER 1 big·big first, else the
+// corrections first; the first overwrites d when fresh.
+template <int R, class A>
+__device__ inline void step(float (&d)[MW][R], const A& a, const float* b, int k, bool fresh) {
+#pragma unroll
+  for (int i = 0; i < MW; ++i) {
+    if (MODE == 1) {
+      big_product(d[i], a, i, k, b, !fresh);
+    } else if (ORDER == 1) {
+      big_product(d[i], a, i, k, b, !fresh);
+      corrections(d[i], a, i, k, b, 1);
+    } else {
+      corrections(d[i], a, i, k, b, !fresh);
+      big_product(d[i], a, i, k, b, 1);
+    }
+  }
+}
+
+// One K tile's products: step by step, or (ORDER 2) every correction of the K tile, then every
+// big·big. The tensor cores truncate each sum to the running partial's precision, so a tiny
+// correction added to a large partial still costs up to one unit of it: ORDER 2 adds the
+// corrections while the partial is small, leaving 4 large-partial additions per K tile instead of 11.
 template <int R, class A>
 __device__ inline void issue(float (&d)[MW][R], const A& a, const float* b, bool fresh) {
-  if (MODE == 1) {
-#pragma unroll
-    for (int k = 0; k < BK; k += 8)
-#pragma unroll
-      for (int i = 0; i < MW; ++i) big_product(d[i], a, i, k, b, !(fresh && k == 0));
-  } else if (ORDER == 2) {
+  if (MODE == 3 && ORDER == 2) {
 #pragma unroll
     for (int k = 0; k < BK; k += 8)
 #pragma unroll
@@ -179,18 +192,7 @@ __device__ inline void issue(float (&d)[MW][R], const A& a, const float* b, bool
       for (int i = 0; i < MW; ++i) big_product(d[i], a, i, k, b, 1);
   } else {
 #pragma unroll
-    for (int k = 0; k < BK; k += 8)
-#pragma unroll
-      for (int i = 0; i < MW; ++i) {
-        const int acc = !(fresh && k == 0);
-        if (ORDER == 0) {
-          corrections(d[i], a, i, k, b, acc);
-          big_product(d[i], a, i, k, b, 1);
-        } else {
-          big_product(d[i], a, i, k, b, acc);
-          corrections(d[i], a, i, k, b, 1);
-        }
-      }
+    for (int k = 0; k < BK; k += 8) step(d, a, b, k, fresh && k == 0);
   }
 }
 
@@ -292,7 +294,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     // retired and its slot goes back to the producer.
     if (CONSUMERS == 2) regs_alloc<232>();
     float acc[MW][BN / 2];
-#if ACCUM == 0
+#if ACCUM != 1
     float tmp[MW][FN / 2];
 #endif
     int round_slot = 0;
@@ -334,6 +336,22 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
             add(acc, tmp, h);
           }
         }
+#elif ACCUM == 2
+        // A fresh fragment per k step, added as soon as it is done (the same wait as above, BK / 8
+        // times per slice and K tile).
+        const bool flush = true;
+#pragma unroll
+        for (int h = 0; h < SLICES; ++h)
+#pragma unroll
+          for (int k = 0; k < BK; k += 8) {
+            fence_operands(tmp);
+            wgmma_fence();
+            step(tmp, a, b + h * FN * BK, k, true);
+            wgmma_commit();
+            wgmma_wait<0>();
+            fence_operands(tmp);
+            add(acc, tmp, h);
+          }
 #else
         const bool flush = false;
         fence_operands(acc);
