@@ -118,6 +118,10 @@ TEST_F(CompileTest, EverySearchSpaceConfigurationCompiles) {
         jobs.push_back({f, d, f->name() + " default, variant " + std::to_string(bits), true});
       }
   }
+  // wgmma's accurate accumulation holds four fragments: it must fit without spilling.
+  const auto& wgmma = *find_family("wgmma");
+  jobs.push_back({&wgmma, wgmma.defines(parse_params(wgmma, "accum=kstep,tile=128x128x32,stages=3,slices=2")),
+                  "wgmma accum=kstep", true});
   std::atomic<size_t> next{0};
   std::vector<std::string> failures(jobs.size());
   std::vector<std::thread> pool;

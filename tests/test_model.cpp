@@ -338,6 +338,23 @@ TEST(Wgmma, SplitsAInRegistersAndSplitsTheTail) {
   EXPECT_EQ(f.reduce_entry(), "");
 }
 
+// accum=kstep: a fresh fragment per k step, a K tile's sum and a compensation beside the
+// accumulator: it fits 128x128 tiles with slices=2 (240 registers, the producer keeping 24).
+TEST(Wgmma, KstepHoldsFourFragmentsAndStaysFp32) {
+  const auto& f = *find_family("wgmma");
+  auto why = [&](const std::string& text) { return rejection(f, text); };
+  EXPECT_EQ(why("accum=kstep,tile=128x128x32,stages=3,slices=2"), "");
+  EXPECT_NE(why("accum=kstep").find("registers per consumer thread"), std::string::npos);  // 128x256
+  EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=1").find("registers per consumer thread"),
+            std::string::npos);
+  EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=2,flush=2").find("applies to accum=tile"),
+            std::string::npos);
+  EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=4").find("not one of the wgmma widths"), std::string::npos);
+  EXPECT_FALSE(f.lower_precision(parse_params(f, "accum=kstep,tile=128x128x32,stages=3,slices=2")));
+  const auto d = f.defines(parse_params(f, "accum=kstep,tile=128x128x32,stages=3,slices=2"));
+  EXPECT_NE(std::find(d.begin(), d.end(), "-DACCUM=2"), d.end());
+}
+
 #include "kernels/common/split_tail.cuh"
 
 // Every tile's K is computed exactly once: whole, or as the union of its splits' disjoint ranges;

@@ -36,8 +36,9 @@ class Wgmma final : public KernelFamily {
             {"accum", {0}, 0, 2,
              "tile: the products of `flush` K tiles summed in a fresh fragment, then added in FP32; tc: all of K "
              "summed in the tensor cores (fewer registers; their round-toward-zero addition grows the error with "
-             "K: lower precision); kstep: a fresh fragment per k step of 8, so that the tensor cores' truncating "
-             "sums cover 8 products each (more waits)",
+             "K: lower precision); kstep: a fresh fragment per k step of 8 (the tensor cores' truncating sums "
+             "cover 8 products each), a K tile's fragments summed in FP32 and added to the accumulator with "
+             "compensation (more waits, twice the registers: 128x128 tiles with slices=2)",
              {"tile", "tc", "kstep"}},
             {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
             {"slices", {2}, 1, 4,
@@ -90,8 +91,9 @@ class Wgmma final : public KernelFamily {
       out.push_back("flush " + s(v.at("flush")[0]) + " applies to accum=tile (kstep flushes every k step)");
     if (!out.empty()) return out;
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
-    // The producer gives registers up (setmaxnreg) so that two consumers may hold 232 each.
-    const int limit = consumers == 2 ? 232 : 255, regs = registers(v);
+    // The producer gives registers up (setmaxnreg) so that two consumers may hold 232 each (kstep:
+    // 240, the producer keeping 24).
+    const int limit = consumers == 2 ? (accum == 2 ? 240 : 232) : 255, regs = registers(v);
     if (regs > limit)
       out.push_back("needs about " + s(regs) + " registers per consumer thread, over " + s(limit) +
                     (v.at("accum")[0] != 1 ? " (a fresh fragment beside the accumulator: try accum=tc or a narrower tile)"
@@ -193,12 +195,14 @@ class Wgmma final : public KernelFamily {
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
     const int mw = t[0] / v.at("consumers")[0] / 64;
-    // accum=tile or kstep: the accumulator and the fresh fragment of one slice; A in registers: the big and
+    // accum=tile: the accumulator and the fresh fragment of one slice; A in registers: the big and
     // small parts of a K tile's fragments (4 values per m64 slice and k step), live until the wait,
     // but no shared-memory descriptors of A (ptxas: 128x256x16 with slices=2 fits, x32 spills).
-    const int acc = mw * t[1] / 2;
+    // kstep adds the K tile's sum of a slice and the accumulator's compensation.
+    const int acc = mw * t[1] / 2, accum = v.at("accum")[0], slice = acc / v.at("slices")[0];
     const int a = a_registers(v) ? mw * t[2] - 16 : 0;
-    return acc + (v.at("accum")[0] != 1 ? acc / v.at("slices")[0] : 0) + a + 40;
+    const int fragments = accum == 0 ? slice : accum == 2 ? 2 * slice + acc : 0;
+    return acc + fragments + a + 40;
   }
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");

@@ -22,8 +22,10 @@
 // ACCUM 0 ("tile"): the products of FLUSH K tiles go into a fresh fragment (tmp) of FN = BN / SLICES
 // columns that FP32 adds to the accumulator: the tensor cores add with round-toward-zero, and
 // summing all of K there biases the result (see tf32.cu). ACCUM 2 ("kstep"): a fresh fragment per
-// k step (8 of K), so that each round-toward-zero sum covers only 8 products and their corrections,
-// and every sum above that rounds to nearest in FP32. ACCUM 1 ("tc"): everything accumulates in the
+// k step (8 of K), so that each round-toward-zero sum covers only 8 products and their corrections;
+// a K tile's fragments are summed in FP32 (part) and the K tiles' sums added with compensation
+// (Kahan), since a plain FP32 chain over K / 8 fragments grows the error with K more than cuBLAS
+// SGEMM's (perf-log 23). ACCUM 1 ("tc"): everything accumulates in the
 // tensor cores (half the registers, at that accuracy cost). ORDER: see issue().
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
@@ -56,6 +58,9 @@ constexpr int A_PARTS = A_REGS ? 1 : PARTS;  // A's planes in a stage: as loaded
 constexpr int A_PLANE = BM * BK, B_PLANE = BN * BK;  // floats
 constexpr int STAGE = A_PARTS * A_PLANE + PARTS * B_PLANE;
 constexpr unsigned STAGE_BYTES = STAGE * 4u;
+// setmaxnreg: the producer keeps what its TMA loop needs and two consumers share the rest (kstep's
+// fragments need 240: 2 x 128 x 240 + 128 x 24 fits the 64K registers).
+constexpr int PRODUCER_REGS = ACCUM == 2 ? 24 : 40, CONSUMER_REGS = ACCUM == 2 ? 240 : 232;
 static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
 static_assert(!A_REGS || MODE == 3, "A is split in registers only for 3xTF32");
 
@@ -155,6 +160,22 @@ __device__ inline void add(float (&acc)[MW][BN / 2], const float (&d)[MW][FN / 2
   for (int i = 0; i < MW; ++i)
 #pragma unroll
     for (int j = 0; j < FN / 2; ++j) acc[i][slice * FN / 2 + j] += d[i][j];
+}
+
+// The same with compensation (Kahan): comp holds what the rounding of acc lost, to be taken back
+// from the next addend and, once the tile is done, from acc (finish).
+__device__ inline void add_compensated(float (&acc)[MW][BN / 2], float (&comp)[MW][BN / 2], const float (&d)[MW][FN / 2],
+                                       int slice) {
+#pragma unroll
+  for (int i = 0; i < MW; ++i)
+#pragma unroll
+    for (int j = 0; j < FN / 2; ++j) {
+      float& s = acc[i][slice * FN / 2 + j];
+      float& c = comp[i][slice * FN / 2 + j];
+      const float y = d[i][j] - c, t = s + y;
+      c = (t - s) - y;
+      s = t;
+    }
 }
 
 // The products of k step k for FN columns of B starting at b: ORDER 1 big·big first, else the
@@ -264,7 +285,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   };
 
   if (wg == CONSUMERS) {  // producer
-    if (CONSUMERS == 2) regs_dealloc<40>();
+    if (CONSUMERS == 2) regs_dealloc<PRODUCER_REGS>();
     if (threadIdx.x % 128 == 0) {
       int round_slot = 0;  // k tiles issued so far, over all of this block's tiles
       for (long long u = worker; u < plan.units(); u += workers) {
@@ -292,10 +313,13 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
     // Consumers. One wgmma group (a K tile's products) stays in flight while the previous one is
     // retired and its slot goes back to the producer.
-    if (CONSUMERS == 2) regs_alloc<232>();
+    if (CONSUMERS == 2) regs_alloc<CONSUMER_REGS>();
     float acc[MW][BN / 2];
 #if ACCUM != 1
     float tmp[MW][FN / 2];
+#endif
+#if ACCUM == 2
+    float part[MW][FN / 2], comp[MW][BN / 2];
 #endif
     int round_slot = 0;
     for (long long u = worker; u < plan.units(); u += workers) {
@@ -305,7 +329,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #pragma unroll
       for (int i = 0; i < MW; ++i)
 #pragma unroll
-        for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
+        for (int j = 0; j < BN / 2; ++j) {
+          acc[i][j] = 0.0f;
+#if ACCUM == 2
+          comp[i][j] = 0.0f;
+#endif
+        }
       int held = -1;  // the slot the group in flight reads
       for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
         const int s = round_slot % STAGES;
@@ -337,11 +366,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
           }
         }
 #elif ACCUM == 2
-        // A fresh fragment per k step, added as soon as it is done (the same wait as above, BK / 8
-        // times per slice and K tile).
+        // A fresh fragment per k step, added to the K tile's sum (part) as soon as it is done (the
+        // same wait as above, BK / 8 times per slice and K tile); part goes to acc with compensation.
         const bool flush = true;
 #pragma unroll
-        for (int h = 0; h < SLICES; ++h)
+        for (int h = 0; h < SLICES; ++h) {
 #pragma unroll
           for (int k = 0; k < BK; k += 8) {
             fence_operands(tmp);
@@ -350,8 +379,13 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
             wgmma_commit();
             wgmma_wait<0>();
             fence_operands(tmp);
-            add(acc, tmp, h);
+#pragma unroll
+            for (int i = 0; i < MW; ++i)
+#pragma unroll
+              for (int j = 0; j < FN / 2; ++j) part[i][j] = k == 0 ? tmp[i][j] : part[i][j] + tmp[i][j];
           }
+          add_compensated(acc, comp, part, h);
+        }
 #else
         const bool flush = false;
         fence_operands(acc);
@@ -373,6 +407,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       wgmma_wait<0>();
       if (held >= 0) retire(held, lane, empty);  // a split of no K tiles issued nothing
       fence_operands(acc);
+#elif ACCUM == 2
+#pragma unroll
+      for (int i = 0; i < MW; ++i)
+#pragma unroll
+        for (int j = 0; j < BN / 2; ++j) acc[i][j] -= comp[i][j];
 #endif
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
       if (w.split < 0) {
