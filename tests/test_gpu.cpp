@@ -1000,8 +1000,9 @@ TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
 // The accuracy study (`gemmlab accuracy`: M = N = 256, every distribution, K 64 to 65536) as a test
 // with its bound: Frobenius error ÷ cuBLAS SGEMM's in the same run. accum=kstep (the library's
 // accurate tensor path) is held to cuBLAS SGEMM's error, except on wide-range inputs at short K,
-// where the tensor cores' truncating alignment of one k step's 8 products is the floor (perf-log
-// 24; README "Accuracy"); the default accum=tile to its documented 3.5x. Deterministic: fixed
+// where the tensor cores' truncating alignment of one k step's 8 products is the floor (measured
+// 1.14x at K = 64; perf-log 24, README "Accuracy"); the faster accum=tile (the family's default)
+// to its documented 6x (5.0x measured: all-positive inputs at K = 65536). Deterministic: fixed
 // seeds, and both cuBLAS and the kernels sum in a fixed order.
 TEST(Gpu, AccuracyStudyWithinItsBound) {
   REQUIRE_GPU();
@@ -1017,7 +1018,7 @@ TEST(Gpu, AccuracyStudyWithinItsBound) {
     if (kernel == "cublas") continue;
     ASSERT_EQ(row["status"], "ok") << row.dump();
     const bool kstep = row["label"].get<std::string>().find("accum=kstep") != std::string::npos;
-    const double bound = !kstep ? 3.5 : dist == "wide" && row["k"].get<int64_t>() < 1024 ? 1.3 : 1.0;
+    const double bound = !kstep ? 6.0 : dist == "wide" && row["k"].get<int64_t>() < 1024 ? 1.2 : 1.0;
     EXPECT_LE(row["fro_x_cublas"].get<double>(), bound) << row["label"] << " " << dist << " K " << row["k"];
     ++checked;
   }

@@ -53,13 +53,14 @@ const Candidate kSimtHopper[] = {
 // Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 
-// Tensor cores on 9.0 (wgmma: persistent, one block per SM). Rates from results/h100/tf32x3.json
-// (9ea741a): 3x 107 TFLOP/s at 8192³ with 128x256 tiles and 119 with 128x128 (126 and 117 on the
-// H100 of an earlier run: 128x128 is the steadier of the two), 69 and 108 at 8192x8192x1024; 1x
-// about 344. Both split the tail of their last wave (splitk, chosen per shape).
+// Tensor cores on 9.0 (wgmma: persistent, one block per SM). 3x takes accum=kstep, the accurate
+// accumulation (error at or below cuBLAS SGEMM's in the accuracy study but for wide-range inputs at
+// K < 1024, up to 1.14x; accum=tile runs 1.5x faster with up to 5x cuBLAS SGEMM's error at long K:
+// perf-log 23-24): 78.6 TFLOP/s at 8192³ and 73.0 at 4096³ (a133af2, results/h100/wgmma/issue16/
+// run6), a rate of 1.2 of the FFMA rate. 1x about 344 (tf32x3.json, 9ea741a). Both split the tail
+// of their last wave (splitk, chosen per shape).
 const Candidate kWgmma3x[] = {
-    {"wgmma", "mode=3x", 0, 1.67, Candidate::tensor},
-    {"wgmma", "mode=3x,tile=128x128x32,stages=3,slices=1", 0, 1.85, Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x128x32,stages=3,slices=2", 0, 1.2, Candidate::tensor},
 };
 const Candidate kWgmma1x[] = {{"wgmma", "mode=1x,tile=128x256x32,accum=tc,stages=4", 0, 5.3, Candidate::tensor}};
 // On 8.x, the mma.sync family (measured on the H100 only: 43.2 and 94.0 TFLOP/s at 4096³).
