@@ -106,8 +106,17 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   auto odd = pick(g, shape(4097, 4097, 4097), MathMode::strict_fp32);
   EXPECT_EQ(odd.family, "hopper-simt") << odd.why;
   EXPECT_GE(odd.workspace_bytes, size_t(2) * 4097 * 4100 * 4);
+  // op(B) K-contiguous (row-major NT, column-major TN): hopper-simt's warp tile reads it 8-way
+  // conflicted (0.3x cuBLAS measured): warptiled takes those.
+  for (auto [l, ta, tb] : {std::tuple{Layout::row_major, Trans::no, Trans::yes}, {Layout::col_major, Trans::yes, Trans::no}}) {
+    auto bt = pick(g, shape(4096, 4096, 4096, l, ta, tb), MathMode::strict_fp32);
+    EXPECT_EQ(bt.family, "warptiled") << bt.why;
+  }
+  EXPECT_EQ(pick(g, shape(4096, 4096, 4096, Layout::col_major, Trans::no, Trans::yes), MathMode::strict_fp32).family,
+            "hopper-simt");
   auto tensor = pick(g, shape(8192, 8192, 8192), MathMode::tensor_fp32);
   EXPECT_EQ(tensor.family, "wgmma");
+  EXPECT_NE(tensor.params.find("accum=kstep"), std::string::npos);  // the accurate accumulation
   EXPECT_NE(tensor.params.find("mode=3x"), std::string::npos);
   auto tf32 = pick(g, shape(8192, 8192, 8192), MathMode::tf32);
   EXPECT_EQ(tf32.family, "wgmma");

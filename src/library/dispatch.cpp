@@ -28,7 +28,12 @@ struct Candidate {
   int regs;
   double rate;  // x the FP32 FFMA rate, at full occupancy on a large problem
   enum Kind { simt, tensor } kind;
+  double rate_b_kcontig = 0;  // the rate when op(B) is K-contiguous (canonical trans_b), if different
 };
+
+double rate_of(const Candidate& c, const Problem& p) {
+  return p.trans_b == Trans::yes && c.rate_b_kcontig > 0 ? c.rate_b_kcontig : c.rate;
+}
 
 // SIMT: warptiled tiles from wide (large products) to narrow (M or N up to 32, or 16). Rates of
 // the first three: their best measurements at 4096 and 8192 in results/h100/sgemm-families.json
@@ -47,8 +52,11 @@ const Candidate kSimt[] = {
 };
 // On 9.0, hopper-simt (TMA-fed FFMA, persistent, one block per SM; 168 registers at launch, the
 // consumers get more): 47.9 TFLOP/s at 4096³ (results/h100/simt/), against warptiled's 45.3 there.
+// With op(B) K-contiguous (row-major NT, column-major TN) its 32x64 warp tile reads B's fragments
+// 8-way bank-conflicted: 0.27-0.36x cuBLAS SGEMM over the corpus's 31 such shapes (report of
+// 00bbb59), where warptiled ran 0.72-0.84x: a third of the rate.
 const Candidate kSimtHopper[] = {
-    {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt},
+    {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.25},
 };
 // Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
@@ -104,7 +112,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // FLOP/s of one busy SM, shared by its resident blocks. A register-tiled block keeps its SM
   // busy alone at about 3/4 of its rate (hk-64x64x1M: 132 lone 64x64 blocks, perf-log 17), so a
   // last wave of j < occ blocks per SM takes j blocks' work at 3/4 (j = 1) to 1 (j = occ) of it.
-  const double sm_rate = c.rate * gpu.fp32_tflops * 1e12 / gpu.sms;
+  const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const double work = 2.0 * bm * bn * kper;
   const double full = std::floor(blocks / slots), rest = blocks - full * slots;
   const double j = std::ceil(rest / gpu.sms), busy = 0.75 + 0.25 * (j - 1) / std::max(1, occ - 1);
@@ -154,7 +162,7 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const auto plan = tail::schedule(tiles, std::max(1ll, blocks), s, int(std::min<long long>(ktiles, 1ll << 30)));
   const double rounds_whole = double(ceil_div(plan.whole, std::max(1ll, blocks)));
   const double rounds_split = double(ceil_div(plan.units() - plan.whole, std::max(1ll, blocks)));
-  const double sm_rate = c.rate * gpu.fp32_tflops * 1e12 / gpu.sms;
+  const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const double k_split = double(ceil_div(ktiles, plan.splits) * bk);
   const double t_compute = (rounds_whole * kp + rounds_split * k_split) * 2.0 * bm * bn / sm_rate;
   const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;

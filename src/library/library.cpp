@@ -157,8 +157,8 @@ class Library {
 
   // The measured choice for a problem: the tuning database, then the built-in table, then the
   // defaults. With `exact`, only what was measured for this problem: a database entry of its shape
-  // class (the user tuned it), a built-in entry of its very shape (the table holds squares: its
-  // 1024³ entry is no guide for 768³ or 1024 x 4096 x 1024), else nothing.
+  // class (the user tuned it), a built-in entry of its very shape and layout (the table holds
+  // row-major NN squares: its 1024³ entry is no guide for 768³ or 1024 x 4096 x 1024), else nothing.
   Choice table_choice(int device, const Problem& p, const std::string& why, bool exact = false) {
     auto& dev = device_info(device);
     auto arch = arch_name(dev.cc_major, dev.cc_minor);
@@ -181,7 +181,11 @@ class Library {
     if (auto* e = db_->best(dev.name, arch, "", p, exact); usable(e)) return made(e->family, e->params, "tuning database");
     const Problem c = canonical(p);
     const std::string shape = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
-    if (auto* e = builtin_table().best(dev.name, arch, "", p, exact); usable(e) && (!exact || e->shape == shape))
+    // The table's squares were measured row-major NN: another layout reads its operands otherwise
+    // (hopper-simt with op(B) K-contiguous runs at a third of its NN speed), so the model decides it.
+    const bool measured_layout = c.trans_a == Trans::no && c.trans_b == Trans::no;
+    if (auto* e = builtin_table().best(dev.name, arch, "", p, exact);
+        usable(e) && (!exact || (e->shape == shape && measured_layout)))
       return made(e->family, e->params, "built-in table");
     if (exact) return {};
     std::string family = p.op == Op::gemm ? "warptiled" : op_a_strides(p).col == 1 ? "gemv-block" : "gemv-columns";
