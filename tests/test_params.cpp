@@ -179,3 +179,11 @@ TEST(Constraints, SearchSpacesAreValidAndDefaultsAreInRange) {
     for (auto& p : f->search_space()) EXPECT_TRUE(accepts(*f, p)) << f->name() << " " << p;
   }
 }
+
+// The accuracy table names a point by what differs from the defaults, in the schema's order.
+TEST(Params, FormatsOnlyWhatDiffersFromTheDefaults) {
+  const auto& f = *find_family("wgmma");
+  EXPECT_EQ(format_changed_params(f, parse_params(f, "")), "");
+  EXPECT_EQ(format_changed_params(f, parse_params(f, "slices=2,accum=kstep,tile=128x128x32,stages=3")),
+            "tile=128x128x32,stages=3,accum=kstep");
+}

@@ -166,6 +166,8 @@ class KernelFamily {
 // names, wrong arity, out-of-range values or broken constraints.
 ParamValues parse_params(const KernelFamily& f, const std::string& text);
 std::string format_params(const KernelFamily& f, const ParamValues& v);  // canonical "block=16x16,..."
+// Only the parameters that differ from the family's defaults ("" at the defaults).
+std::string format_changed_params(const KernelFamily& f, const ParamValues& v);
 std::string format_value(const ParamSpec& spec, const std::vector<int>& v);
 
 // The -D definitions a configuration is compiled with for a call of this variant (the family's,

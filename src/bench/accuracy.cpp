@@ -1,6 +1,5 @@
 #include "gemmlab/accuracy.hpp"
 
-#include <algorithm>
 #include <cstdio>
 
 #include "gemmlab/device.hpp"
@@ -13,23 +12,8 @@ namespace {
 // (several points of one family run side by side).
 std::string label(const KernelSpec& k) {
   if (!k.family) return k.name;
-  auto tokens = [](const std::string& s) {
-    std::vector<std::string> out;
-    for (size_t b = 0, e; b <= s.size(); b = e + 1) {
-      e = std::min(s.find(',', b), s.size());
-      out.push_back(s.substr(b, e - b));
-    }
-    return out;
-  };
-  const auto defaults = tokens(format_params(*k.family, parse_params(*k.family, "")));
-  std::string out = k.name;
-  char sep = ':';
-  for (auto& t : tokens(format_params(*k.family, k.params)))
-    if (std::find(defaults.begin(), defaults.end(), t) == defaults.end()) {
-      out += sep + t;
-      sep = ',';
-    }
-  return out;
+  const std::string changed = format_changed_params(*k.family, k.params);
+  return changed.empty() ? k.name : k.name + ":" + changed;
 }
 
 }  // namespace

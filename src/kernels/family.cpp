@@ -90,6 +90,14 @@ std::string format_params(const KernelFamily& f, const ParamValues& v) {
   return s;
 }
 
+std::string format_changed_params(const KernelFamily& f, const ParamValues& v) {
+  std::string s;
+  for (auto& spec : f.params())
+    if (v.at(spec.name) != spec.defaults)
+      s += (s.empty() ? "" : ",") + spec.name + "=" + format_value(spec, v.at(spec.name));
+  return s;
+}
+
 std::vector<std::string> product_space(const KernelFamily& f,
                                        const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) {
   std::vector<std::string> points = {""};
