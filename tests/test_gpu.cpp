@@ -20,6 +20,7 @@
 #include "gemmlab/model.hpp"
 #include "gemmlab/profile.hpp"
 #include "gemmlab/runner.hpp"
+#include "gemmlab/stress.hpp"
 #include "gemmlab/tuning.hpp"
 #include "gemmlab/verify.hpp"
 #include "launch/launcher.hpp"
@@ -921,6 +922,41 @@ TEST(Library, ConcurrentHostThreads) {
     EXPECT_EQ(failures.load(), 0) << (shared_stream ? "one stream: " : "own streams: ") << errors[0] << errors[1]
                                   << errors[2] << errors[3] << errors[4] << errors[5];
   }
+}
+
+// The pattern that returned a wrong C in about 1 % of calls on 699577f: four host threads on ONE
+// stream, each call with new buffers (stream-ordered) and new data, strict_fp32 with K split many
+// ways (hopper-simt on the H100). One call's split-K partial sums were read by another's reduce.
+TEST(Library, SharedStreamNewDataEveryCall) {
+  REQUIRE_GPU();
+  StressOptions o;
+  o.threads = 4, o.streams = 1, o.seconds = 0, o.calls = 800, o.seed = 26;
+  o.modes = {MathMode::strict_fp32};
+  for (int64_t m = 700; m < 724; ++m)
+    o.shapes.push_back(normalized(problem_of_shape(Op::gemm, {m, 320, 20000}, Layout::row_major, Trans::no, Trans::no)));
+  auto r = run_stress(o, nullptr);
+  EXPECT_EQ(r.calls, 800);
+  EXPECT_EQ(r.verified, r.calls);
+  EXPECT_EQ(r.exceptions, 0) << (r.errors.empty() ? "" : r.errors.front());
+  EXPECT_TRUE(r.mismatches.empty()) << r.mismatches.size() << " wrong results, the first: "
+                                    << r.mismatches.front().call.describe() << "; " << r.mismatches.front().plan << "; "
+                                    << r.mismatches.front().verdict;
+}
+
+// About a minute of the stress: every route, mode, layout; 8 threads over 4 streams (5 on one).
+TEST(Library, StressEveryRoute) {
+  REQUIRE_GPU();
+  StressOptions o;
+  o.threads = 8, o.streams = 4, o.seconds = 60, o.seed = 2611;
+  auto r = run_stress(o, nullptr);
+  EXPECT_GT(r.calls, 1000);
+  EXPECT_EQ(r.verified, r.calls);
+  EXPECT_EQ(r.exceptions, 0) << (r.errors.empty() ? "" : r.errors.front());
+  for (auto& m : r.mismatches)
+    ADD_FAILURE() << m.call.describe() << "; " << m.plan << "; thread " << m.thread << " stream " << m.stream << "; "
+                  << m.verdict;
+  for (const char* route : {"gemv", "gemv-route", "hopper-simt", "hopper-simt split-k", "wgmma"})
+    if (query_device(0).cc_major == 9) EXPECT_TRUE(r.by_route.contains(route)) << route << " not reached";
 }
 
 // On sm_90 the dispatcher's choices for the corpus are binaries built with the library.

@@ -12,6 +12,10 @@ std::filesystem::path cache_dir();
 // never sees a half-written file. Throws RuntimeError on failure.
 void write_file_atomic(const std::filesystem::path& path, const std::string& contents);
 
+// An output path whose folder exists (empty: nothing to write); UsageError naming the folder otherwise,
+// so that a command refuses before it works rather than after.
+void check_output_path(const std::string& path);
+
 // The whole file, or nothing if it cannot be read.
 std::optional<std::string> read_file(const std::filesystem::path& path);
 

@@ -43,6 +43,8 @@ namespace gemmlab {
 //   on the same families; strict_fp32 below compute capability 8.0.
 enum class MathMode { strict_fp32, tensor_fp32, tf32 };
 std::string to_string(MathMode m);
+// "strict_fp32", "tensor_fp32", "tf32" (or with '-' for '_'); UsageError otherwise.
+MathMode parse_math_mode(const std::string& s);
 
 void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
            int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, cudaStream_t stream = nullptr,
@@ -71,5 +73,14 @@ struct Choice {
   double predicted_us = 0;
 };
 Choice choose(const Problem& p, MathMode math = MathMode::strict_fp32);
+
+// Device memory the library holds for its plans' workspaces (split-K partial sums, packed and
+// staged operands, arrival counters), all devices together.
+size_t workspace_bytes_held();
+// The most it may hold (default: kDefaultWorkspaceLimit of each device's memory ... see set).
+size_t workspace_limit();
+void set_workspace_limit(size_t bytes);
+// Waits for the library's work on every stream it has seen, then frees every workspace and plan.
+void release_workspaces();
 
 }  // namespace gemmlab

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "cli/analysis.hpp"
+#include "cli/command.hpp"
 #include "gemmlab/accuracy.hpp"
 #include "gemmlab/bench.hpp"
 #include "gemmlab/corpus.hpp"
@@ -81,13 +82,6 @@ void print_kernels() {
   }
   std::printf("baselines: cublas (cuBLAS SGEMM, FP32), cublas-tf32 (TF32 tensor cores, lower precision), "
               "openblas (host, all cores), gemmlab (the library call, which picks its configuration)\n");
-}
-
-void check_output_path(const std::string& path) {
-  if (path.empty()) return;
-  auto dir = std::filesystem::path(path).parent_path();
-  if (!dir.empty() && !std::filesystem::is_directory(dir))
-    throw UsageError("cannot write " + path + ": folder " + dir.string() + " does not exist");
 }
 
 // A --size value, its error prefixed with the option.
@@ -293,6 +287,8 @@ int main(int argc, char** argv) {
   roofline_cmd->add_option("results", roofline_files, "results files with counters")->required();
   roofline_cmd->add_option("--out", roofline_out, "output folder")->required();
 
+  const cli::Command commands[] = {cli::add_stress(app)};
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -322,6 +318,8 @@ int main(int argc, char** argv) {
     std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     if (self.empty()) self = argv[0];
 
+    for (auto& c : commands)
+      if (c.app->parsed()) return c.run(cmd);
     if (sweep->parsed()) {
       SweepOptions so;
       so.file = sweep_file;

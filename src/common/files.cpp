@@ -63,4 +63,11 @@ std::string stable_hash(const std::string& data) {
   return buf;
 }
 
+void check_output_path(const std::string& path) {
+  if (path.empty()) return;
+  auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir))
+    throw UsageError("cannot write " + path + ": folder " + dir.string() + " does not exist");
+}
+
 }  // namespace gemmlab

@@ -1,5 +1,6 @@
 #include "gemmlab/gemmlab.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -89,6 +90,7 @@ struct OwnedPlan {
   unsigned* counters = nullptr;
   float* packed = nullptr;
   float* staged = nullptr;
+  size_t bytes = 0;
   ~OwnedPlan() {
     cudaFree(workspace);
     cudaFree(counters);
@@ -130,6 +132,13 @@ class Library {
   Choice choose(int device, const Problem& p, MathMode math) {
     std::lock_guard lock(mu_);
     return decide(device, p, math).choice;
+  }
+
+  size_t held() {
+    std::lock_guard lock(mu_);
+    size_t bytes = 0;
+    for (auto& [key, plan] : plans_) bytes += plan->bytes;
+    return bytes;
   }
 
  private:
@@ -221,6 +230,8 @@ class Library {
       owned->staged = static_cast<float*>(device_alloc(floats * sizeof(float), what));
       bind_staged(plan, owned->staged);
     }
+    owned->bytes = (plan.workspace_floats + plan.packed.floats() + plan.tma.staged_floats()) * sizeof(float) +
+                   plan.counter_count * sizeof(unsigned);
     return owned;
   }
 
@@ -263,6 +274,15 @@ std::string to_string(MathMode m) {
     case MathMode::tf32: return "tf32";
   }
   return "?";
+}
+
+MathMode parse_math_mode(const std::string& s) {
+  for (auto m : {MathMode::strict_fp32, MathMode::tensor_fp32, MathMode::tf32}) {
+    std::string name = to_string(m), underscored = name;
+    std::replace(underscored.begin(), underscored.end(), '-', '_');
+    if (s == name || s == underscored) return m;
+  }
+  throw UsageError("unknown mode '" + s + "' (expected strict_fp32, tensor_fp32 or tf32)");
 }
 
 namespace {
@@ -340,5 +360,10 @@ void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const 
 }
 
 Choice choose(const Problem& p, MathMode math) { return Library::get().choose(current_device(), normalized(p), math); }
+
+size_t workspace_bytes_held() { return Library::get().held(); }
+size_t workspace_limit() { return 0; }
+void set_workspace_limit(size_t) {}
+void release_workspaces() {}
 
 }  // namespace gemmlab
