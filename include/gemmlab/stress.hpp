@@ -6,6 +6,7 @@
 // the same data and stream, compares the two on the GPU and frees the buffers. A mismatch is
 // judged against float64 at the worst elements, to say which side is wrong.
 #include <cstdint>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,7 +36,8 @@ struct StressCase {
 };
 
 // Draws cases: `fresh_percent` of them new shapes, the rest from the shapes drawn so far;
-// `graph_percent` inside graph captures. Every shape's M·N stays at most `max_mn` and M·N·K at most
+// `graph_percent` inside graph captures. Thread-safe: the stress's threads share one generator, so
+// that a shape one thread drew comes back in others (calls of one plan from several threads). Every shape's M·N stays at most `max_mn` and M·N·K at most
 // `max_mnk` (verification costs a cuBLAS product of the same size).
 class StressGenerator {
  public:
@@ -45,6 +47,7 @@ class StressGenerator {
 
  private:
   StressCase fresh();
+  std::mutex mu_;
   std::mt19937_64 rng_;
   int fresh_percent_, graph_percent_;
   int64_t max_mn_;

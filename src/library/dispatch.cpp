@@ -289,15 +289,15 @@ Problem vector_problem(const Problem& c, Route r) {
   return g;
 }
 
-Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math) {
+Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
   Dispatch d;
   if (p.n == 1 || p.m == 1) {
     d.route = p.n == 1 ? Route::gemv_n : Route::gemv_m;
     d.why = to_string(d.route) + ": a matrix-vector product, bound by reading the matrix once";
     return d;
   }
-  const size_t split_cap = std::min(kMaxSplitWorkspace, gpu.memory_bytes / 16);
-  const size_t pack_cap = gpu.memory_bytes / 4;
+  const size_t split_cap = std::min({kMaxSplitWorkspace, gpu.memory_bytes / 16, max_workspace});
+  const size_t pack_cap = std::min(gpu.memory_bytes / 4, max_workspace);
   std::vector<const std::vector<Parsed>*> lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld)};
   if (gpu.arch == 90) lists.push_back(&parsed(kSimtHopper));
   const bool tensor = gpu.arch >= 80 && math != MathMode::strict_fp32;
@@ -334,6 +334,7 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math) {
           if (x.us < e.us) e = x;
         }
         add_staging(gpu, p, *c.f, c.v, e);
+        if (e.workspace > max_workspace) continue;
       }
       if (e.us < best_e.us) best = &c, best_e = e;
     }

@@ -51,7 +51,11 @@ struct Dispatch {
 
 // The choice for the row-major-C (canonical) form of a GEMM problem. Always valid for the
 // problem: every candidate it returns supports it.
-Dispatch dispatch(const GpuModel& gpu, const Problem& canonical, MathMode math);
+// Candidates whose workspace (split-K partial sums, packed or staged operands) would exceed
+// `max_workspace` bytes are left out: 0 leaves the configurations that need none.
+constexpr size_t kNoWorkspaceBound = ~size_t(0);
+Dispatch dispatch(const GpuModel& gpu, const Problem& canonical, MathMode math,
+                  size_t max_workspace = kNoWorkspaceBound);
 
 // The GEMV problem of a vector route: op(A) (gemv_n) or op(B)ᵀ (gemv_m) as a row-major A,
 // transposed where its rows are strided, with the vector's and the result's increments as the

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "gemmlab/compile.hpp"
@@ -13,6 +14,7 @@
 #include "gemmlab/tuning.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"
+#include "library/workspace.hpp"
 
 namespace gemmlab {
 
@@ -26,7 +28,7 @@ struct PlanKey {
   Trans trans_a, trans_b;
   int64_t m, n, k, lda, ldb, ldc;
   unsigned aligned;  // bit i: operand i starts 16-byte aligned (it selects the kernel variant)
-  cudaStream_t stream;
+  uint64_t stream;   // stream_key: the stream a plan's workspace belongs to
   MathMode math;
   bool operator==(const PlanKey&) const = default;
 };
@@ -35,12 +37,19 @@ struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
     size_t h = std::hash<int64_t>()(k.m);
     for (int64_t x : {k.n, k.k, k.lda, k.ldb, k.ldc, int64_t(k.aligned), int64_t(k.device), int64_t(k.op),
-                      int64_t(k.layout), int64_t(k.trans_a), int64_t(k.trans_b),
-                      int64_t(reinterpret_cast<uintptr_t>(k.stream)), int64_t(k.math)})
+                      int64_t(k.layout), int64_t(k.trans_a), int64_t(k.trans_b), int64_t(k.stream), int64_t(k.math)})
       h = h * 1000003u ^ std::hash<int64_t>()(x);
     return h;
   }
 };
+
+// A stream's identity for its workspace. cudaStreamPerThread is one handle for a different stream
+// in every host thread: its key includes the thread.
+uint64_t stream_key(cudaStream_t s) {
+  const uint64_t handle = uint64_t(reinterpret_cast<uintptr_t>(s));
+  if (s != cudaStreamPerThread) return handle;
+  return handle ^ (uint64_t(std::hash<std::thread::id>()(std::this_thread::get_id())) << 8);
+}
 
 unsigned alignment_bits(const void* a, const void* b, const void* c) {
   auto al = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 ? 1u : 0u; };
@@ -49,8 +58,8 @@ unsigned alignment_bits(const void* a, const void* b, const void* c) {
 
 // A first call may come inside a stream capture (CUDA graphs, PyTorch's among them): global
 // capture mode forbids cudaMalloc on the capturing thread, and a memset on the legacy stream
-// would join the capture. Planning runs in relaxed mode, and zeroing uses a stream of its own
-// that no capture waits on.
+// would join the capture. Planning and workspace changes run in relaxed mode, and zeroing uses a
+// stream of its own that no capture waits on.
 class RelaxedCapture {
  public:
   RelaxedCapture() { GEMMLAB_CUDA(cudaThreadExchangeStreamCaptureMode(&old_)); }
@@ -59,17 +68,6 @@ class RelaxedCapture {
  private:
   cudaStreamCaptureMode old_ = cudaStreamCaptureModeRelaxed;
 };
-
-void* device_alloc(size_t bytes, const std::string& what) {
-  size_t free = 0, total = 0;
-  GEMMLAB_CUDA(cudaMemGetInfo(&free, &total));
-  if (bytes > free)
-    throw RuntimeError(what + " needs " + std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB of workspace, " +
-                       std::to_string(free >> 20) + " MiB are free");
-  void* p = nullptr;
-  GEMMLAB_CUDA(cudaMalloc(&p, bytes));
-  return p;
-}
 
 void zero_aside(void* p, size_t bytes) {
   cudaStream_t s = nullptr;
@@ -80,22 +78,64 @@ void zero_aside(void* p, size_t bytes) {
   GEMMLAB_CUDA(e);
 }
 
-// A plan with its own workspace (split-K partial sums and arrival counters, packed or staged operands), so
-// that plans on different streams never share them. A vector route's plan is a GEMV plan whose
-// matrix may be the call's B: `swap` says the call's pointers trade places.
-struct OwnedPlan {
+size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// A launch plan and what it needs of its stream's workspace: floats for split-K's partial sums,
+// then the packed and the staged operands (each from a 256-byte boundary), and arrival counters.
+// A vector route's plan is a GEMV plan whose matrix may be the call's B: `swap` says the call's
+// pointers trade places.
+struct Plan {
   LaunchPlan plan;
   bool swap = false;
-  float* workspace = nullptr;
-  unsigned* counters = nullptr;
-  float* packed = nullptr;
-  float* staged = nullptr;
-  size_t bytes = 0;
-  ~OwnedPlan() {
-    cudaFree(workspace);
-    cudaFree(counters);
-    cudaFree(packed);
-    cudaFree(staged);
+  std::string what;        // for messages
+  size_t float_bytes = 0;  // split-K + packed + staged
+  size_t counter_bytes = 0;
+  uint64_t bound = 0;      // the workspace generation the plan's pointers point into (0: none yet)
+  std::unique_ptr<Plan> fallback;  // the plan that needs no workspace, made when one cannot be had
+  size_t bytes() const { return float_bytes + counter_bytes; }
+  // Points the plan into a workspace: partial sums, packed operands, staged operands.
+  void bind(float* floats, unsigned* counters) {
+    size_t at = 0;
+    auto carve = [&](size_t n) {
+      float* p = reinterpret_cast<float*>(reinterpret_cast<char*>(floats) + at);
+      at += round_up(n * sizeof(float));
+      return p;
+    };
+    if (plan.workspace_floats) plan.args.workspace = carve(plan.workspace_floats);
+    if (plan.counter_count) plan.args.counters = counters;
+    if (size_t n = plan.packed.floats()) bind_packed(plan, carve(n));
+    if (size_t n = plan.tma.staged_floats()) bind_staged(plan, carve(n));
+  }
+};
+
+// Device memory that a stream's calls share. Its lock is held while a call's launches are
+// enqueued. Replaced buffers that a graph captured may still be replayed: they are kept until
+// release_workspaces().
+struct StreamWorkspace {
+  std::mutex mu;
+  float* floats = nullptr;
+  unsigned* counters = nullptr;  // zeroed; every kernel leaves them zero
+  size_t float_bytes = 0, counter_bytes = 0;
+  uint64_t generation = 0;  // changes with every new buffer
+  cudaEvent_t last_use = nullptr;  // after the latest call that used the buffers
+  bool captured = false;           // the buffers were used inside a stream capture
+  std::vector<void*> kept;         // earlier buffers a captured graph may use
+  size_t kept_bytes = 0;
+  size_t bytes() const { return float_bytes + counter_bytes + kept_bytes; }
+  // Frees the buffers once the work using them is done (a captured graph's are kept, counted).
+  void drop() {
+    if (last_use) GEMMLAB_CUDA(cudaEventSynchronize(last_use));
+    for (void* p : {static_cast<void*>(floats), static_cast<void*>(counters)})
+      if (p && captured) kept.push_back(p);
+      else if (p) GEMMLAB_CUDA(cudaFree(p));
+    if (captured) kept_bytes += float_bytes + counter_bytes;
+    floats = nullptr, counters = nullptr, float_bytes = counter_bytes = 0, captured = false;
+  }
+  void release_all() {
+    captured = false;
+    drop();
+    for (void* p : kept) cudaFree(p);
+    kept.clear(), kept_bytes = 0;
   }
 };
 
@@ -114,50 +154,171 @@ class Library {
     return lib;
   }
 
-  // The hot path: a shape seen before is one hash lookup, then the launch. Only a new shape builds,
-  // checks and plans the problem (`make` is called under the lock, once per key).
+  // The hot path: a shape seen before is one hash lookup, the stream's lock, then the launches.
+  // Only a new shape builds, checks and plans the problem (`make` is called under the library's
+  // lock, once per key).
   template <class MakeProblem>
   void run(const PlanKey& key, MakeProblem make, const float* a, const float* b, float* c, float alpha, float beta,
            cudaStream_t stream) {
-    const OwnedPlan* plan = nullptr;
+    Plan* plan = nullptr;
+    std::shared_ptr<StreamWorkspace> ws;
     {
       std::lock_guard lock(mu_);
       auto it = plans_.find(key);
-      if (it == plans_.end()) it = plans_.emplace(key, make_plan(key.device, make(), key.math, a, b, c)).first;
+      if (it == plans_.end()) it = plans_.emplace(key, make_plan(key.device, make(), key.math, a, b, c, false)).first;
       plan = it->second.get();
+      auto& w = streams_[key.stream];
+      if (!w) w = std::make_shared<StreamWorkspace>();
+      ws = w;
+    }
+    // One call's launches (pre-pass, kernel, reduce) follow each other on the stream: a call from
+    // another thread on the same stream must not put its own between them (it would overwrite the
+    // partial sums or packed operands this call's next launch reads).
+    std::lock_guard enqueue(ws->mu);
+    if (plan->bytes() && !provide(key.stream, *ws, *plan)) {
+      std::lock_guard lock(mu_);
+      if (!plan->fallback) plan->fallback = make_plan(key.device, make(), key.math, a, b, c, true);
+      plan = plan->fallback.get();
+      if (plan->bytes() && !provide(key.stream, *ws, *plan))
+        throw RuntimeError(plan->what + " needs " + std::to_string(plan->bytes()) +
+                           " bytes of workspace, which the library's limit or the device's memory cannot give");
     }
     launch(plan->plan, plan->swap ? b : a, plan->swap ? a : b, c, alpha, beta, stream);
+    if (plan->bytes()) {
+      cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+      if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess) {
+        cudaGetLastError();
+        capturing = cudaStreamCaptureStatusActive;  // unknown: keep the buffers as if a graph held them
+      }
+      if (capturing != cudaStreamCaptureStatusNone) ws->captured = true;
+      else GEMMLAB_CUDA(cudaEventRecord(ws->last_use, stream));
+    }
   }
 
   Choice choose(int device, const Problem& p, MathMode math) {
     std::lock_guard lock(mu_);
-    return decide(device, p, math).choice;
+    return decide(device, p, math, false).choice;
   }
 
   size_t held() {
     std::lock_guard lock(mu_);
-    size_t bytes = 0;
-    for (auto& [key, plan] : plans_) bytes += plan->bytes;
-    return bytes;
+    return ledger_.held();
+  }
+  size_t limit() {
+    std::lock_guard lock(mu_);
+    return limit_or_default();
+  }
+  void set_limit(size_t bytes) {
+    std::lock_guard lock(mu_);
+    ledger_.set_limit(bytes);
+    limit_set_ = true;
+  }
+
+  // Waits for each stream's last call, then frees its buffers (and those graphs kept).
+  void release() {
+    std::vector<std::pair<uint64_t, std::shared_ptr<StreamWorkspace>>> all;
+    {
+      std::lock_guard lock(mu_);
+      all.assign(streams_.begin(), streams_.end());
+    }
+    for (auto& [key, ws] : all) {
+      std::lock_guard enqueue(ws->mu);
+      RelaxedCapture relaxed;
+      ws->release_all();
+      ws->generation = ++generations_;
+      std::lock_guard lock(mu_);
+      ledger_.set(key, 0);
+    }
   }
 
  private:
+  size_t limit_or_default() {
+    if (!limit_set_) {
+      size_t free = 0, total = 0;
+      GEMMLAB_CUDA(cudaMemGetInfo(&free, &total));
+      ledger_.set_limit(total / kDefaultWorkspaceDivisor);
+      limit_set_ = true;
+    }
+    return ledger_.limit();
+  }
+
+  // Makes the stream's workspace big enough for the plan and points the plan into it (the stream's
+  // lock is held). False when the limit or the device's memory cannot give it: other streams'
+  // idle workspaces, least recently used first, are freed before that answer.
+  bool provide(uint64_t key, StreamWorkspace& ws, Plan& plan) {
+    const size_t fb = std::max(ws.float_bytes, plan.float_bytes), cb = std::max(ws.counter_bytes, plan.counter_bytes);
+    if (fb != ws.float_bytes || cb != ws.counter_bytes) {
+      RelaxedCapture relaxed;
+      std::vector<std::pair<uint64_t, std::shared_ptr<StreamWorkspace>>> taken;
+      {
+        std::lock_guard lock(mu_);
+        limit_or_default();
+        // Another stream's workspace can be taken only when no call of it is being enqueued.
+        std::vector<std::unique_lock<std::mutex>> locks;
+        auto evictable = [&](uint64_t k) {
+          auto it = streams_.find(k);
+          return it != streams_.end() && !it->second->captured && it->second->kept.empty() && it->second.get() != &ws;
+        };
+        // What the stream holds after the change: the new buffers, and the old ones if a graph keeps them.
+        const size_t kept = ws.kept_bytes + (ws.captured ? ws.float_bytes + ws.counter_bytes : 0);
+        auto evict = ledger_.request(key, fb + cb + kept, evictable);
+        if (!evict) return false;
+        for (uint64_t k : *evict) {
+          auto other = streams_.at(k);
+          std::unique_lock l(other->mu, std::try_to_lock);
+          if (!l.owns_lock()) return false;
+          other->drop();
+          other->generation = ++generations_;
+          ledger_.set(k, other->bytes());
+        }
+      }
+      ws.drop();
+      ws.generation = ++generations_;
+      void* f = nullptr;
+      void* c = nullptr;
+      if (cudaMalloc(&f, fb) != cudaSuccess || (cb && cudaMalloc(&c, cb) != cudaSuccess)) {
+        cudaGetLastError();  // out of memory is not sticky: the call takes a plan without workspace
+        cudaFree(f);
+        std::lock_guard lock(mu_);
+        ledger_.set(key, ws.bytes());
+        return false;
+      }
+      if (cb) zero_aside(c, cb);
+      if (!ws.last_use) GEMMLAB_CUDA(cudaEventCreateWithFlags(&ws.last_use, cudaEventDisableTiming));
+      ws.floats = static_cast<float*>(f), ws.counters = static_cast<unsigned*>(c);
+      ws.float_bytes = fb, ws.counter_bytes = cb;
+      std::lock_guard lock(mu_);
+      ledger_.set(key, ws.bytes());
+    } else {
+      std::lock_guard lock(mu_);
+      ledger_.touch(key);
+    }
+    if (plan.bound != ws.generation) {
+      plan.bind(ws.floats, ws.counters);
+      plan.bound = ws.generation;
+    }
+    return true;
+  }
+
   const GpuModel& model(int device) {
     auto it = models_.find(device);
     if (it == models_.end()) it = models_.emplace(device, GpuModel::of(device_info(device))).first;
     return it->second;
   }
 
-  Decision decide(int device, const Problem& p, MathMode math) {
+  // A function of the device, the problem, the mode and the tuning database alone (and, with
+  // `no_workspace`, a choice that needs no workspace: the table is skipped, the model keeps to
+  // configurations without split-K, packing or staging).
+  Decision decide(int device, const Problem& p, MathMode math, bool no_workspace) {
     if (p.op == Op::gemv) return {table_choice(device, p, "a GEMV call"), Route::gemm, p};
     const Problem c = canonical(p);
-    auto d = dispatch(model(device), c, math);
+    auto d = dispatch(model(device), c, math, no_workspace ? 0 : kNoWorkspaceBound);
     if (d.route != Route::gemm) {
       Problem g = vector_problem(c, d.route);
       auto ch = table_choice(device, g, d.why);
       return {ch, d.route, g};
     }
-    if (math == MathMode::strict_fp32)
+    if (math == MathMode::strict_fp32 && !no_workspace)
       if (auto ch = table_choice(device, p, "measured for this shape", /*exact=*/true); !ch.family.empty())
         return {ch, Route::gemm, p};
     Choice ch{d.family, d.params, "model", d.why, d.workspace_bytes, d.predicted_us};
@@ -168,7 +329,8 @@ class Library {
   // defaults. With `exact`, only what was measured for this problem: a database entry of its shape
   // class (the user tuned it), a built-in entry of its very shape and layout (the table holds
   // row-major NN squares: its 1024³ entry is no guide for 768³ or 1024 x 4096 x 1024), else nothing.
-  Choice table_choice(int device, const Problem& p, const std::string& why, bool exact = false) {
+  Choice table_choice(int device, const Problem& p, const std::string& why, bool exact = false,
+                      bool defaults_only = false) {
     auto& dev = device_info(device);
     auto arch = arch_name(dev.cc_major, dev.cc_minor);
     if (!db_) {
@@ -187,13 +349,13 @@ class Library {
       ch.workspace_bytes = launcher(f, params).workspace_bytes(p);
       return ch;
     };
-    if (auto* e = db_->best(dev.name, arch, "", p, exact); usable(e)) return made(e->family, e->params, "tuning database");
+    if (auto* e = defaults_only ? nullptr : db_->best(dev.name, arch, "", p, exact); usable(e)) return made(e->family, e->params, "tuning database");
     const Problem c = canonical(p);
     const std::string shape = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
     // The table's squares were measured row-major NN: another layout reads its operands otherwise
     // (hopper-simt with op(B) K-contiguous runs at a third of its NN speed), so the model decides it.
     const bool measured_layout = c.trans_a == Trans::no && c.trans_b == Trans::no;
-    if (auto* e = builtin_table().best(dev.name, arch, "", p, exact);
+    if (auto* e = defaults_only ? nullptr : builtin_table().best(dev.name, arch, "", p, exact);
         usable(e) && (!exact || (e->shape == shape && measured_layout)))
       return made(e->family, e->params, "built-in table");
     if (exact) return {};
@@ -201,37 +363,26 @@ class Library {
     return made(family, format_params(*find_family(family), parse_params(*find_family(family), "")), "defaults");
   }
 
-  std::unique_ptr<OwnedPlan> make_plan(int device, const Problem& p, MathMode math, const float* a, const float* b,
-                                       const float* c) {
+  // With `no_workspace`, a plan that needs none (the fallback when a workspace cannot be had).
+  std::unique_ptr<Plan> make_plan(int device, const Problem& p, MathMode math, const float* a, const float* b,
+                                  const float* c, bool no_workspace) {
     RelaxedCapture relaxed;
-    auto d = decide(device, p, math);
+    auto d = decide(device, p, math, no_workspace);
+    // The model assumes aligned operands; a TMA family stages unaligned ones in its workspace.
+    if (no_workspace && d.route == Route::gemm && find_family(d.choice.family)->tma_operands(
+                                                      parse_params(*find_family(d.choice.family), d.choice.params)).used())
+      d.choice = table_choice(device, p, "no workspace to be had", false, /*defaults_only=*/true);
     auto& l = launcher(*find_family(d.choice.family), d.choice.params);
-    auto owned = std::make_unique<OwnedPlan>();
+    auto owned = std::make_unique<Plan>();
     // The vector routes' operands in the GEMV's order: the matrix, then the vector. (A GEMM plan trades a column-major call's operands itself.)
     owned->swap = d.route != Route::gemm && swapped(p) != (d.route == Route::gemv_m);
     owned->plan = l.plan(d.problem, owned->swap ? b : a, owned->swap ? a : b, c, /*shared_buffers=*/false,
                          /*whole_alignment=*/true);
-    auto& plan = owned->plan;
-    const std::string what = "sgemm " + describe(p);
-    if (plan.workspace_floats) {
-      owned->workspace = static_cast<float*>(device_alloc(plan.workspace_floats * sizeof(float), what));
-      plan.args.workspace = owned->workspace;
-    }
-    if (plan.counter_count) {
-      owned->counters = static_cast<unsigned*>(device_alloc(plan.counter_count * sizeof(unsigned), what));
-      zero_aside(owned->counters, plan.counter_count * sizeof(unsigned));
-      plan.args.counters = owned->counters;
-    }
-    if (size_t floats = plan.packed.floats()) {
-      owned->packed = static_cast<float*>(device_alloc(floats * sizeof(float), what));
-      bind_packed(plan, owned->packed);
-    }
-    if (size_t floats = plan.tma.staged_floats()) {
-      owned->staged = static_cast<float*>(device_alloc(floats * sizeof(float), what));
-      bind_staged(plan, owned->staged);
-    }
-    owned->bytes = (plan.workspace_floats + plan.packed.floats() + plan.tma.staged_floats()) * sizeof(float) +
-                   plan.counter_count * sizeof(unsigned);
+    const auto& plan = owned->plan;
+    owned->what = "sgemm " + describe(p);
+    owned->float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float)) +
+                         round_up(plan.tma.staged_floats() * sizeof(float));
+    owned->counter_bytes = plan.counter_count * sizeof(unsigned);
     return owned;
   }
 
@@ -252,7 +403,11 @@ class Library {
   }
 
   std::mutex mu_;
-  std::unordered_map<PlanKey, std::unique_ptr<OwnedPlan>, PlanKeyHash> plans_;
+  std::unordered_map<PlanKey, std::unique_ptr<Plan>, PlanKeyHash> plans_;
+  std::unordered_map<uint64_t, std::shared_ptr<StreamWorkspace>> streams_;
+  WorkspaceLedger ledger_;
+  bool limit_set_ = false;
+  uint64_t generations_ = 0;
   std::map<std::string, std::unique_ptr<FamilyLauncher>> launchers_;
   std::map<int, DeviceInfo> devices_;
   std::map<int, GpuModel> models_;
@@ -342,7 +497,7 @@ void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, in
   if (m == 0 || n == 0) return;
   if (!a || !b || !c) throw UsageError("sgemm: A, B and C must not be null");
   PlanKey key{current_device(), Op::gemm, layout, trans_a, trans_b, m, n, k, lda, ldb, ldc,
-              alignment_bits(a, b, c), stream, math};
+              alignment_bits(a, b, c), stream_key(stream), math};
   Library::get().run(
       key, [&] { return sgemm_problem(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc); }, a, b, c, alpha, beta,
       stream);
@@ -354,7 +509,7 @@ void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const 
   if (m == 0 || n == 0) return;
   if (!a || !x || !y) throw UsageError("sgemv: A, x and y must not be null");
   PlanKey key{current_device(), Op::gemv, layout, trans, Trans::no, m, n, 1, lda, incx, incy, alignment_bits(a, x, y),
-              stream, MathMode::strict_fp32};
+              stream_key(stream), MathMode::strict_fp32};
   Library::get().run(
       key, [&] { return sgemv_problem(layout, trans, m, n, lda, incx, incy); }, a, x, y, alpha, beta, stream);
 }
@@ -362,8 +517,8 @@ void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const 
 Choice choose(const Problem& p, MathMode math) { return Library::get().choose(current_device(), normalized(p), math); }
 
 size_t workspace_bytes_held() { return Library::get().held(); }
-size_t workspace_limit() { return 0; }
-void set_workspace_limit(size_t) {}
-void release_workspaces() {}
+size_t workspace_limit() { return Library::get().limit(); }
+void set_workspace_limit(size_t bytes) { Library::get().set_limit(bytes); }
+void release_workspaces() { Library::get().release(); }
 
 }  // namespace gemmlab

@@ -105,6 +105,7 @@ StressCase StressGenerator::fresh() {
 }
 
 StressCase StressGenerator::next() {
+  std::lock_guard lock(mu_);
   StressCase c;
   if (seen_.empty() || int(rng_() % 100) < fresh_percent_) {
     c = fresh();

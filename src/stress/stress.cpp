@@ -121,10 +121,8 @@ struct Shared {
   }
 };
 
-void stress_thread(Shared& sh, int t, int stream_index, cudaStream_t s, const GpuModel& gpu) {
+void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cudaStream_t s, const GpuModel& gpu) {
   const StressOptions& o = sh.o;
-  StressGenerator gen(o.seed * 7919 + uint64_t(t), o.shapes.empty() ? o.fresh_percent : 0,
-                      o.shapes.empty() ? o.graph_percent : 0, 1 << 21, 4e9, o.modes);
   auto cublas = make_cublas_runner(Precision::fp32);
   std::vector<std::unique_ptr<GemmRunner>> library;
   for (auto m : {MathMode::strict_fp32, MathMode::tensor_fp32, MathMode::tf32}) library.push_back(make_library_runner(m));
@@ -244,6 +242,8 @@ StressResult run_stress(const StressOptions& o, std::ostream* progress) {
   GEMMLAB_CUDA(cudaGetDevice(&device));
   const GpuModel gpu = GpuModel::of(query_device(device));
   Shared sh(o);
+  StressGenerator gen(o.seed * 7919, o.shapes.empty() ? o.fresh_percent : 0, o.shapes.empty() ? o.graph_percent : 0,
+                      1 << 21, 4e9, o.modes);
   const auto start = Clock::now();
   sh.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
   std::vector<cudaStream_t> streams(size_t(o.streams));
@@ -256,7 +256,7 @@ StressResult run_stress(const StressOptions& o, std::ostream* progress) {
     threads.emplace_back([&, t, si] {
       try {
         GEMMLAB_CUDA(cudaSetDevice(device));
-        stress_thread(sh, t, si, streams[size_t(si)], gpu);
+        stress_thread(sh, gen, t, si, streams[size_t(si)], gpu);
       } catch (const std::exception& e) {
         sh.exceptions++;
         std::lock_guard lock(sh.mu);
