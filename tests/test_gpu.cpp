@@ -956,8 +956,48 @@ TEST(Library, StressEveryRoute) {
   for (auto& m : r.mismatches)
     ADD_FAILURE() << m.call.describe() << "; " << m.plan << "; thread " << m.thread << " stream " << m.stream << "; "
                   << m.verdict;
-  for (const char* route : {"gemv", "gemv-route", "hopper-simt", "hopper-simt split-k", "wgmma"})
+  for (const char* route : {"gemv", "gemv-route", "hopper-simt split-k", "warptiled split-k", "wgmma split-tail"})
     if (query_device(0).cc_major == 9) EXPECT_TRUE(r.by_route.contains(route)) << route << " not reached";
+}
+
+// Under a small limit the library holds no more than it, and calls whose plan needs more take a
+// plan without workspace (no split, no packing): still verified. Then everything is released.
+TEST(Library, WorkspaceStaysUnderItsLimit) {
+  REQUIRE_GPU();
+  const size_t before = workspace_limit();
+  release_workspaces();
+  set_workspace_limit(size_t(48) << 20);
+  StressOptions o;
+  o.threads = 4, o.streams = 2, o.seconds = 0, o.calls = 600, o.seed = 48, o.fresh_percent = 100, o.graph_percent = 0;
+  auto r = run_stress(o, nullptr);
+  EXPECT_EQ(r.verified, r.calls);
+  EXPECT_EQ(r.exceptions, 0) << (r.errors.empty() ? "" : r.errors.front());
+  EXPECT_TRUE(r.mismatches.empty()) << r.mismatches.front().call.describe() << ": " << r.mismatches.front().verdict;
+  EXPECT_LE(r.workspace_peak_bytes, size_t(48) << 20);
+  EXPECT_GT(r.workspace_peak_bytes, 0u);
+  release_workspaces();
+  EXPECT_EQ(workspace_bytes_held(), 0u);
+  set_workspace_limit(before);
+}
+
+// A choice is a function of the device, the problem, the mode and the tuning database: the same in
+// this process (after other work, with plans made) as in fresh processes with other preludes.
+TEST(Library, ChooseIsTheSameInEveryProcess) {
+  REQUIRE_GPU();
+  const char* shapes[] = {"700x320x20000", "96x96x60000", "12288x96x4096", "2049", "1x4096x4096"};
+  for (const char* mode : {"strict_fp32", "tensor_fp32"})
+    for (const char* s : shapes) {
+      auto d = parse_shape(s, Op::gemm);
+      if (d.size() == 1) d = {d[0], d[0], d[0]};
+      auto p = normalized(problem_of_shape(Op::gemm, d, Layout::row_major, Trans::no, Trans::no));
+      auto here = choose(p, parse_math_mode(mode));
+      const std::string args = std::string("choose --size ") + s + " --mode " + mode;
+      auto a = run_cli(args), b = run_cli(args, "CUDA_MODULE_LOADING=EAGER GEMMLAB_COMPILE_THREADS=0");
+      ASSERT_EQ(a.code, 0) << a.out;
+      EXPECT_EQ(a.out, b.out);
+      EXPECT_NE(a.out.find(here.family + " " + here.params + " (" + here.source + ")"), std::string::npos)
+          << "this process: " << here.family << " " << here.params << "; another: " << a.out;
+    }
 }
 
 // On sm_90 the dispatcher's choices for the corpus are binaries built with the library.

@@ -15,5 +15,6 @@ struct Command {
 };
 
 Command add_stress(CLI::App& app);
+Command add_choose(CLI::App& app);
 
 }  // namespace gemmlab::cli

@@ -287,7 +287,7 @@ int main(int argc, char** argv) {
   roofline_cmd->add_option("results", roofline_files, "results files with counters")->required();
   roofline_cmd->add_option("--out", roofline_out, "output folder")->required();
 
-  const cli::Command commands[] = {cli::add_stress(app)};
+  const cli::Command commands[] = {cli::add_stress(app), cli::add_choose(app)};
 
   try {
     app.parse(argc, argv);
