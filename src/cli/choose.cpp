@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/command.hpp"
+#include "gemmlab/device.hpp"
 #include "gemmlab/error.hpp"
 #include "gemmlab/gemmlab.hpp"
 
