@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the library as it was before the fix (2126c80: the stress engine, the old per-plan workspaces
-# and unlocked launches) with today's tests, and runs the shared-stream regression test against it.
+# The shared-stream regression test against the library as it was before the fix: today's tree with
+# src/library/library.cpp of 2126c80 (per-plan workspaces, a call's launches not kept together).
 set -uo pipefail
 old=/tmp/gemmlab-old
-rm -rf "$old"; git worktree add -f "$old" 2126c80 >/dev/null 2>&1 || exit 1
-git archive HEAD tests/test_gpu.cpp tests/cli_helpers.hpp include/gemmlab/stress.hpp src/stress | tar -x -C "$old"
-cd "$old" && { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build --target gemmlab_gpu_tests gemmlab_cli; } > build.log 2>&1 || { tail -20 build.log; exit 1; }
-build/tests/gemmlab_gpu_tests --gtest_filter=Library.SharedStreamNewDataEveryCall 2>&1 | grep -E "OK|FAILED|wrong results" | head -5
+rm -rf "$old"; mkdir -p "$old"
+tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$old"
+cp experiments/diag/library-2126c80.cpp "$old/src/library/library.cpp"
+cd "$old" && { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build --target gemmlab_gpu_tests; } > build.log 2>&1 || { tail -20 build.log; exit 1; }
+build/tests/gemmlab_gpu_tests --gtest_filter=Library.SharedStreamNewDataEveryCall 2>&1 | grep -E "OK \]|FAILED \]|wrong results" | head -5

@@ -176,8 +176,10 @@ class Library {
     // partial sums or packed operands this call's next launch reads).
     std::lock_guard enqueue(ws->mu);
     if (plan->bytes() && !provide(key.stream, *ws, *plan)) {
-      std::lock_guard lock(mu_);
-      if (!plan->fallback) plan->fallback = make_plan(key.device, make(), key.math, a, b, c, true);
+      {
+        std::lock_guard lock(mu_);
+        if (!plan->fallback) plan->fallback = make_plan(key.device, make(), key.math, a, b, c, true);
+      }
       plan = plan->fallback.get();
       if (plan->bytes() && !provide(key.stream, *ws, *plan))
         throw RuntimeError(plan->what + " needs " + std::to_string(plan->bytes()) +
@@ -253,8 +255,7 @@ class Library {
       {
         std::lock_guard lock(mu_);
         limit_or_default();
-        // Another stream's workspace can be taken only when no call of it is being enqueued.
-        std::vector<std::unique_lock<std::mutex>> locks;
+        // Another stream's workspace can be taken only when no call of it is being enqueued (try_lock below).
         auto evictable = [&](uint64_t k) {
           auto it = streams_.find(k);
           return it != streams_.end() && !it->second->captured && it->second->kept.empty() && it->second.get() != &ws;
