@@ -72,6 +72,10 @@ struct StressOptions {
   int graph_percent = 5;
   std::vector<MathMode> modes;   // empty: all three
   std::vector<Problem> shapes;   // non-empty: only these shapes (mode from `modes`), no graphs
+  double max_mnk = 4e9;          // the largest M·N·K drawn (sanitizers want small ones)
+  // Inputs made on the host and copied from pageable memory (as many programs do), instead of
+  // generated on the GPU: slower, and it spaces the threads' calls differently.
+  bool host_inputs = false;
   std::string command_line;
 };
 

@@ -37,6 +37,8 @@ Command add_stress(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--shape", args->shapes, "only these GEMM shapes, MxNxK, row-major NN (comma-separated)")
       ->delimiter(',');
+  cmd->add_option("--max-mnk", o.max_mnk, "the largest M·N·K drawn")->default_val(4e9);
+  cmd->add_flag("--host-inputs", o.host_inputs, "make inputs on the host and copy them from pageable memory");
   cmd->add_option("--json", args->json, "write the results (metadata, counts, every mismatch) as JSON");
   return {cmd, [args](const std::string& command_line) {
             auto& o = args->o;

@@ -369,16 +369,20 @@ class Library {
                                   const float* c, bool no_workspace) {
     RelaxedCapture relaxed;
     auto d = decide(device, p, math, no_workspace);
-    // The model assumes aligned operands; a TMA family stages unaligned ones in its workspace.
-    if (no_workspace && d.route == Route::gemm && find_family(d.choice.family)->tma_operands(
-                                                      parse_params(*find_family(d.choice.family), d.choice.params)).used())
-      d.choice = table_choice(device, p, "no workspace to be had", false, /*defaults_only=*/true);
-    auto& l = launcher(*find_family(d.choice.family), d.choice.params);
     auto owned = std::make_unique<Plan>();
     // The vector routes' operands in the GEMV's order: the matrix, then the vector. (A GEMM plan trades a column-major call's operands itself.)
     owned->swap = d.route != Route::gemm && swapped(p) != (d.route == Route::gemv_m);
-    owned->plan = l.plan(d.problem, owned->swap ? b : a, owned->swap ? a : b, c, /*shared_buffers=*/false,
-                         /*whole_alignment=*/true);
+    auto plan_of = [&](const Choice& ch) {
+      return launcher(*find_family(ch.family), ch.params)
+          .plan(d.problem, owned->swap ? b : a, owned->swap ? a : b, c, /*shared_buffers=*/false, /*whole_alignment=*/true);
+    };
+    owned->plan = plan_of(d.choice);
+    // The model assumes aligned operands: one at an odd address is staged or packed in a workspace.
+    // Without one, the family's defaults (warptiled: no split, operands read as given).
+    const auto& lp = owned->plan;
+    if (no_workspace && d.route == Route::gemm &&
+        (lp.workspace_floats || lp.counter_count || lp.packed.floats() || lp.tma.staged_floats()))
+      owned->plan = plan_of(table_choice(device, p, "no workspace to be had", false, /*defaults_only=*/true));
     const auto& plan = owned->plan;
     owned->what = "sgemm " + describe(p);
     owned->float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float)) +

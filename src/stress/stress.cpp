@@ -7,6 +7,7 @@
 #include <mutex>
 #include <ostream>
 #include <thread>
+#include <tuple>
 
 #include "gemmlab/bench.hpp"
 #include "gemmlab/ceilings.hpp"
@@ -112,6 +113,7 @@ struct Shared {
   std::mutex mu;
   std::vector<StressMismatch> mismatches;
   std::vector<std::string> errors;
+  std::vector<std::unique_ptr<GemmRunner>> cublas;
   nlohmann::ordered_json by_route = nlohmann::ordered_json::object(), by_mode = nlohmann::ordered_json::object();
   explicit Shared(const StressOptions& opt) : o(opt) {}
   bool more() {
@@ -123,7 +125,14 @@ struct Shared {
 
 void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cudaStream_t s, const GpuModel& gpu) {
   const StressOptions& o = sh.o;
-  auto cublas = make_cublas_runner(Precision::fp32);
+  // cuBLAS's handle is destroyed after every thread is done: cublasDestroy synchronizes the device,
+  // which would break another thread's stream capture.
+  GemmRunner* cublas = nullptr;
+  {
+    std::lock_guard lock(sh.mu);
+    sh.cublas.push_back(make_cublas_runner(Precision::fp32));
+    cublas = sh.cublas.back().get();
+  }
   std::vector<std::unique_ptr<GemmRunner>> library;
   for (auto m : {MathMode::strict_fp32, MathMode::tensor_fp32, MathMode::tf32}) library.push_back(make_library_runner(m));
   cudaStream_t capture = nullptr;  // a thread's own stream for captures: a shared one would capture others' work
@@ -150,8 +159,15 @@ void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cu
       CallBuffers buf(sc, s);
       const uint64_t seed = rng();
       const Distribution dist = draw_distribution(seed >> 60);
-      fill_random(buf.a + sc.offset_a, stored_a(p), dist, seed, s);
-      fill_random(buf.b + sc.offset_b, stored_b(p), dist, seed + 1, s);
+      if (o.host_inputs) {
+        for (auto [x, m, sd] : {std::tuple{buf.a + sc.offset_a, stored_a(p), seed}, {buf.b + sc.offset_b, stored_b(p), seed + 1}}) {
+          auto h = random_host(m, dist, sd);
+          GEMMLAB_CUDA(cudaMemcpyAsync(x, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice, s));
+        }
+      } else {
+        fill_random(buf.a + sc.offset_a, stored_a(p), dist, seed, s);
+        fill_random(buf.b + sc.offset_b, stored_b(p), dist, seed + 1, s);
+      }
       const auto cs = stored_c(p);
       if (buf.c0) {
         fill_random(buf.c0, cs, dist, seed + 2, s);
@@ -243,7 +259,7 @@ StressResult run_stress(const StressOptions& o, std::ostream* progress) {
   const GpuModel gpu = GpuModel::of(query_device(device));
   Shared sh(o);
   StressGenerator gen(o.seed * 7919, o.shapes.empty() ? o.fresh_percent : 0, o.shapes.empty() ? o.graph_percent : 0,
-                      1 << 21, 4e9, o.modes);
+                      1 << 21, o.max_mnk, o.modes);
   const auto start = Clock::now();
   sh.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
   std::vector<cudaStream_t> streams(size_t(o.streams));
@@ -308,7 +324,7 @@ nlohmann::ordered_json stress_json(const StressOptions& o, const StressResult& r
                   {"threads_sharing_stream_0", o.threads - o.streams + 1},
                   {"seconds", o.seconds},       {"calls", o.calls},
                   {"fresh_percent", o.fresh_percent}, {"graph_percent", o.graph_percent},
-                  {"shapes", o.shapes.size()}};
+                  {"shapes", o.shapes.size()}, {"max_mnk", o.max_mnk}, {"host_inputs", o.host_inputs}};
   j["calls"] = r.calls;
   j["verified"] = r.verified;
   j["mismatches"] = r.mismatches.size();
