@@ -930,13 +930,13 @@ TEST(Library, ConcurrentHostThreads) {
 TEST(Library, SharedStreamNewDataEveryCall) {
   REQUIRE_GPU();
   StressOptions o;
-  o.threads = 4, o.streams = 1, o.seconds = 0, o.calls = 1000, o.seed = 26, o.host_inputs = true;
+  o.threads = 4, o.streams = 1, o.seconds = 0, o.calls = 3000, o.seed = 26, o.host_inputs = true;
   o.modes = {MathMode::strict_fp32};
   // Four of the 24 shapes: two threads on one plan at once is what the fault needs.
   for (int64_t m = 700; m < 704; ++m)
     o.shapes.push_back(normalized(problem_of_shape(Op::gemm, {m, 320, 20000}, Layout::row_major, Trans::no, Trans::no)));
   auto r = run_stress(o, nullptr);
-  EXPECT_EQ(r.calls, 1000);
+  EXPECT_EQ(r.calls, 3000);
   EXPECT_EQ(r.verified, r.calls);
   EXPECT_EQ(r.exceptions, 0) << (r.errors.empty() ? "" : r.errors.front());
   EXPECT_TRUE(r.mismatches.empty()) << r.mismatches.size() << " wrong results, the first: "

@@ -264,10 +264,15 @@ class Library {
         const size_t kept = ws.kept_bytes + (ws.captured ? ws.float_bytes + ws.counter_bytes : 0);
         auto evict = ledger_.request(key, fb + cb + kept, evictable);
         if (!evict) return false;
+        // Reserved now, so that another stream growing at the same time sees it.
+        ledger_.set(key, fb + cb + kept);
         for (uint64_t k : *evict) {
           auto other = streams_.at(k);
           std::unique_lock l(other->mu, std::try_to_lock);
-          if (!l.owns_lock()) return false;
+          if (!l.owns_lock()) {
+            ledger_.set(key, ws.bytes());
+            return false;
+          }
           other->drop();
           other->generation = ++generations_;
           ledger_.set(k, other->bytes());

@@ -7,7 +7,6 @@
 #include <mutex>
 #include <ostream>
 #include <thread>
-#include <tuple>
 
 #include "gemmlab/bench.hpp"
 #include "gemmlab/ceilings.hpp"
@@ -144,6 +143,8 @@ void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cu
   GEMMLAB_CUDA(cudaMalloc(&dstats, sizeof(CompareStats)));
   GEMMLAB_CUDA(cudaMallocHost(&hstats, sizeof(CompareStats)));
   std::mt19937_64 rng(o.seed * 104729 + uint64_t(t));
+  constexpr int64_t kPool = int64_t(1) << 25;  // 128 MiB of host values per thread
+  std::vector<float> pool;
   for (int64_t index = 0; sh.more(); ++index) {
     StressCase sc = gen.next();
     if (!o.shapes.empty()) {
@@ -160,9 +161,14 @@ void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cu
       const uint64_t seed = rng();
       const Distribution dist = draw_distribution(seed >> 60);
       if (o.host_inputs) {
-        for (auto [x, m, sd] : {std::tuple{buf.a + sc.offset_a, stored_a(p), seed}, {buf.b + sc.offset_b, stored_b(p), seed + 1}}) {
-          auto h = random_host(m, dist, sd);
-          GEMMLAB_CUDA(cudaMemcpyAsync(x, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice, s));
+        // A window at a random place of the thread's pool of random values: new data every call
+        // without generating it on the host each time.
+        if (pool.empty()) pool = random_host(StoredMatrix{1, kPool, kPool, Layout::row_major}, dist, seed);
+        for (auto [x, m] : {std::pair{buf.a + sc.offset_a, stored_a(p)}, {buf.b + sc.offset_b, stored_b(p)}}) {
+          const size_t n = size_t(m.elements());
+          if (n > pool.size()) throw UsageError("--host-inputs: an operand larger than the pool");
+          const size_t at = size_t(rng() % (pool.size() - n + 1));
+          GEMMLAB_CUDA(cudaMemcpyAsync(x, pool.data() + at, n * sizeof(float), cudaMemcpyHostToDevice, s));
         }
       } else {
         fill_random(buf.a + sc.offset_a, stored_a(p), dist, seed, s);
