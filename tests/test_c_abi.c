@@ -57,6 +57,17 @@ int main(void) {
                  "increments must be at least 1", "incx = 0");
   expect_refused(gemmlab_sgemv(GEMMLAB_COL_MAJOR, GEMMLAB_CONJ_TRANS, 4, 4, 1, a, 3, a, 1, 0, c, 1, NULL),
                  "leading dimension of A is 3", "sgemv lda too small");
+  expect_refused(gemmlab_workspace_bytes_held(NULL), "must not be null", "held into NULL");
+  expect_refused(gemmlab_workspace_limit(NULL), "must not be null", "limit into NULL");
+  {
+    size_t limit = 0, held = 1;
+    expect(gemmlab_set_workspace_limit(12345) == GEMMLAB_SUCCESS && gemmlab_workspace_limit(&limit) == GEMMLAB_SUCCESS &&
+               limit == 12345,
+           "the workspace limit set is the limit read");
+    expect(gemmlab_release_workspaces() == GEMMLAB_SUCCESS && gemmlab_workspace_bytes_held(&held) == GEMMLAB_SUCCESS &&
+               held == 0,
+           "nothing held after release");
+  }
 
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -692,6 +693,14 @@ struct Placed {
     if (p.beta != 0.0f) hc0 = random_host(sc, Distribution::uniform, seed + 2);
   }
   ~Placed() { cudaFree(a), cudaFree(b), cudaFree(c); }
+  // New inputs in the same buffers (a graph's replay reads them where it captured them).
+  void refill(uint64_t seed, cudaStream_t s) {
+    auto sa = stored_a(p), sb = stored_b(p);
+    fill_random(a + offset, sa, Distribution::uniform, seed, s);
+    fill_random(b + offset, sb, Distribution::uniform, seed + 1, s);
+    ha = random_host(sa, Distribution::uniform, seed);
+    hb = random_host(sb, Distribution::uniform, seed + 1);
+  }
   // C reset (C0, or NaN when beta = 0), then the library call on `s`.
   void reset(cudaStream_t s) {
     if (p.beta != 0.0f)
@@ -787,17 +796,25 @@ TEST(Library, RandomShapesFromTheCorpusClasses) {
 // A first call inside a stream capture (global mode, as PyTorch captures): planning allocates
 // outside the capture, the graph replays the product. Shapes no other test uses, so each call is
 // a first one: split-K (strict), packed operands (tensor_fp32, tf32 with B not K-major).
+// The graph owns the workspace its calls use: between replays, with new inputs each time, the
+// stream runs other products (its own workspace grows and is replaced) and the library releases
+// its workspaces; when the graph is destroyed, its workspace is freed.
 TEST(Library, FirstCallInsideAGraphCapture) {
   REQUIRE_GPU();
   Stream stream;
+  release_workspaces();
   const Problem shapes[] = {normalized(problem_of_shape(Op::gemm, {72, 88, 77777}, Layout::row_major, Trans::no, Trans::no)),
                             normalized(problem_of_shape(Op::gemm, {1111, 999, 555}, Layout::row_major, Trans::no, Trans::no)),
                             normalized(problem_of_shape(Op::gemm, {1, 3333, 2222}, Layout::col_major, Trans::yes, Trans::no))};
+  const Problem other = normalized(problem_of_shape(Op::gemm, {300, 500, 90001}, Layout::row_major, Trans::no, Trans::no));
+  uint64_t seed = 31;
+  int owning = 0;
   for (auto mode : kModes)
     for (const Problem& p : shapes) {
-      Placed x(p, 0, 31, stream.s);
+      Placed x(p, 0, seed++, stream.s);
       x.reset(stream.s);
       GEMMLAB_CUDA(cudaStreamSynchronize(stream.s));
+      const size_t held_before = workspace_bytes_held();
       cudaGraph_t graph = nullptr;
       GEMMLAB_CUDA(cudaStreamBeginCapture(stream.s, cudaStreamCaptureModeGlobal));
       try {
@@ -807,17 +824,33 @@ TEST(Library, FirstCallInsideAGraphCapture) {
         FAIL() << label(p, 0, mode) << ": " << e.what();
       }
       GEMMLAB_CUDA(cudaStreamEndCapture(stream.s, &graph));
+      const bool owns = workspace_bytes_held() > held_before;
       cudaGraphExec_t exec = nullptr;
       GEMMLAB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-      for (int replay = 0; replay < 2; ++replay) {
+      for (int replay = 0; replay < 3; ++replay) {
+        x.refill(seed++, stream.s);
         x.reset(stream.s);
         GEMMLAB_CUDA(cudaGraphLaunch(exec, stream.s));
         auto v = x.check(mode, stream.s);
         EXPECT_TRUE(v.passed) << label(p, 0, mode) << " replay " << replay << ": " << v.first_failure;
+        Placed y(other, replay, seed++, stream.s);
+        y.reset(stream.s);
+        y.call(mode, stream.s);
+        auto w = y.check(mode, stream.s);
+        EXPECT_TRUE(w.passed) << label(other, replay, mode) << " between replays: " << w.first_failure;
+        if (replay == 1) release_workspaces();
       }
       cudaGraphExecDestroy(exec);
       cudaGraphDestroy(graph);
+      if (!owns) continue;
+      ++owning;
+      // CUDA frees the graph's resources asynchronously: the library frees the buffer at its next chance.
+      release_workspaces();
+      for (int wait = 0; wait < 100 && workspace_bytes_held() != 0; ++wait)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      EXPECT_EQ(workspace_bytes_held(), 0u) << label(p, 0, mode) << ": the destroyed graph's workspace is still held";
     }
+  EXPECT_GT(owning, 0) << "no captured call needed a workspace: the graph's ownership went untested";
 }
 
 // Inf and NaN inputs: each output is finite, +Inf, -Inf or NaN exactly where cuBLAS SGEMM's is.

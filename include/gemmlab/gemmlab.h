@@ -13,6 +13,7 @@
 #ifndef GEMMLAB_H
 #define GEMMLAB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -41,6 +42,15 @@ gemmlab_status gemmlab_sgemv(gemmlab_layout layout, gemmlab_trans trans, int64_t
                              const float* a, int64_t lda, const float* x, int64_t incx, float beta, float* y,
                              int64_t incy, void* stream);
 
+/* The library's device memory (gemmlab::workspace_bytes_held and the rest in gemmlab.hpp): each stream
+ * the library has seen keeps one workspace, and a captured graph keeps its own until it is destroyed;
+ * all of it stays under a limit (default: an eighth of the device's memory), and a call whose plan
+ * would pass it runs a plan that needs none. A limit of 0 means no workspace at all. */
+gemmlab_status gemmlab_workspace_bytes_held(size_t* bytes);
+gemmlab_status gemmlab_workspace_limit(size_t* bytes);
+gemmlab_status gemmlab_set_workspace_limit(size_t bytes);
+/* Waits for each stream's last call, then frees its workspace. */
+gemmlab_status gemmlab_release_workspaces(void);
 /* The message of this thread's last failed call ("" before any). */
 const char* gemmlab_last_error(void);
 /* "0.1.0 (commit)". */

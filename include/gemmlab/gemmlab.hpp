@@ -14,8 +14,11 @@
 // sm_90 needs no run-time compiler (elsewhere NVRTC compiles it once). The first call of a shape
 // plans the launch; later calls of the same shape, pointers' 16-byte alignment and stream only
 // launch. A first call may be inside a CUDA graph capture: its allocations use relaxed capture
-// mode and touch no stream. Workspaces are bounded (split-K: 256 MiB and 1/16 of the memory;
-// packed operands: 1/4) and allocated per plan.
+// mode and touch no stream. Each stream keeps one workspace (split-K partial sums, packed and
+// staged operands), shared by its calls, whose launches are enqueued together under the stream's
+// lock: threads may share a stream. A call inside a capture uses a workspace the graph owns (freed
+// when the graph is destroyed; two executable instances of one graph must not run at once, as with
+// a cuBLAS handle's workspace). All of it stays under a limit (below).
 //
 // Bad arguments throw gemmlab::UsageError (one line naming the rule: sizes, leading dimensions,
 // increments below 1); CUDA or compiler failures throw gemmlab::RuntimeError. M = 0 or N = 0
@@ -74,13 +77,16 @@ struct Choice {
 };
 Choice choose(const Problem& p, MathMode math = MathMode::strict_fp32);
 
-// Device memory the library holds for its plans' workspaces (split-K partial sums, packed and
-// staged operands, arrival counters), all devices together.
+// Device memory the library holds for workspaces (split-K partial sums, packed and staged
+// operands, arrival counters): the streams' and the live graphs', all devices together.
 size_t workspace_bytes_held();
-// The most it may hold (default: kDefaultWorkspaceLimit of each device's memory ... see set).
+// The most it may hold: by default an eighth of the current device's memory when first asked.
+// A call whose plan would pass it takes other streams' idle workspaces, least recently used first,
+// then, if that is not enough, a plan that needs no workspace (slower, never wrong). 0: none at all.
 size_t workspace_limit();
 void set_workspace_limit(size_t bytes);
-// Waits for the library's work on every stream it has seen, then frees every workspace and plan.
+// Waits for the library's work on every stream it has seen, then frees the streams' workspaces
+// (the plans stay; a graph's workspace stays until the graph is destroyed).
 void release_workspaces();
 
 }  // namespace gemmlab

@@ -87,6 +87,28 @@ extern "C" gemmlab_status gemmlab_sgemv(gemmlab_layout layout, gemmlab_trans tra
   });
 }
 
+extern "C" gemmlab_status gemmlab_workspace_bytes_held(size_t* bytes) {
+  return guarded("gemmlab_workspace_bytes_held", [&] {
+    if (!bytes) throw gemmlab::UsageError("bytes must not be null");
+    *bytes = gemmlab::workspace_bytes_held();
+  });
+}
+
+extern "C" gemmlab_status gemmlab_workspace_limit(size_t* bytes) {
+  return guarded("gemmlab_workspace_limit", [&] {
+    if (!bytes) throw gemmlab::UsageError("bytes must not be null");
+    *bytes = gemmlab::workspace_limit();
+  });
+}
+
+extern "C" gemmlab_status gemmlab_set_workspace_limit(size_t bytes) {
+  return guarded("gemmlab_set_workspace_limit", [&] { gemmlab::set_workspace_limit(bytes); });
+}
+
+extern "C" gemmlab_status gemmlab_release_workspaces(void) {
+  return guarded("gemmlab_release_workspaces", [] { gemmlab::release_workspaces(); });
+}
+
 extern "C" const char* gemmlab_last_error(void) { return last_error.c_str(); }
 
 extern "C" const char* gemmlab_version(void) {

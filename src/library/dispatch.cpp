@@ -354,6 +354,13 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   return d;
 }
 
+std::string unsplit_gemv(const std::string& family, const std::string& params) {
+  auto& f = *find_family(family);
+  auto v = parse_params(f, params);
+  if (v.count("splits")) v["splits"] = {1};
+  return format_params(f, v);
+}
+
 std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch) {
   std::vector<std::pair<std::string, std::string>> out;
   auto add = [&](const std::vector<Parsed>& list) {

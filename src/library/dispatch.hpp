@@ -63,6 +63,10 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& canonical, MathMode math,
 // increments only); the sizes and strides were checked as the GEMM problem.
 Problem vector_problem(const Problem& canonical, Route r);
 
+// A GEMV configuration whose reduction is not split across blocks (`splits` = 1 where the family
+// has it): it needs no workspace, the library's GEMV plan when none can be had.
+std::string unsplit_gemv(const std::string& family, const std::string& params);
+
 // Every (family, params) the dispatcher can pick on this architecture: built ahead of time.
 std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch);
 

@@ -5,8 +5,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "gemmlab/compile.hpp"
 #include "gemmlab/device.hpp"
@@ -109,8 +111,7 @@ struct Plan {
 };
 
 // Device memory that a stream's calls share. Its lock is held while a call's launches are
-// enqueued. Replaced buffers that a graph captured may still be replayed: they are kept until
-// release_workspaces().
+// enqueued.
 struct StreamWorkspace {
   std::mutex mu;
   float* floats = nullptr;
@@ -118,26 +119,40 @@ struct StreamWorkspace {
   size_t float_bytes = 0, counter_bytes = 0;
   uint64_t generation = 0;  // changes with every new buffer
   cudaEvent_t last_use = nullptr;  // after the latest call that used the buffers
-  bool captured = false;           // the buffers were used inside a stream capture
-  std::vector<void*> kept;         // earlier buffers a captured graph may use
-  size_t kept_bytes = 0;
-  size_t bytes() const { return float_bytes + counter_bytes + kept_bytes; }
-  // Frees the buffers once the work using them is done (a captured graph's are kept, counted).
+  size_t bytes() const { return float_bytes + counter_bytes; }
+  // Frees the buffers once the work using them is done.
   void drop() {
     if (last_use) GEMMLAB_CUDA(cudaEventSynchronize(last_use));
     for (void* p : {static_cast<void*>(floats), static_cast<void*>(counters)})
-      if (p && captured) kept.push_back(p);
-      else if (p) GEMMLAB_CUDA(cudaFree(p));
-    if (captured) kept_bytes += float_bytes + counter_bytes;
-    floats = nullptr, counters = nullptr, float_bytes = counter_bytes = 0, captured = false;
-  }
-  void release_all() {
-    captured = false;
-    drop();
-    for (void* p : kept) cudaFree(p);
-    kept.clear(), kept_bytes = 0;
+      if (p) GEMMLAB_CUDA(cudaFree(p));
+    floats = nullptr, counters = nullptr, float_bytes = counter_bytes = 0;
   }
 };
+
+// A call inside a stream capture gets a workspace of its own, owned by the graph (a CUDA user
+// object): replays of the graph read it long after the call, while the stream's workspace changes.
+// When the graph and its executable instances are gone, CUDA calls `graph_destroyed` on a thread of
+// its own, where no CUDA call is allowed: the buffer waits in this list for the library's next
+// chance to free it. (Never destroyed: a graph may outlive the library's statics.)
+struct GraphBuffer {
+  void* memory;
+  uint64_t key;  // its entry in the ledger
+};
+struct Orphans {
+  std::mutex mu;
+  std::vector<GraphBuffer> list;
+};
+Orphans& orphans() {
+  static auto* o = new Orphans;
+  return *o;
+}
+void CUDART_CB graph_destroyed(void* p) {
+  std::unique_ptr<GraphBuffer> b(static_cast<GraphBuffer*>(p));
+  std::lock_guard lock(orphans().mu);
+  orphans().list.push_back(*b);
+}
+// Ledger keys of graph buffers; a stream's key is its handle, a user-space address, without this bit.
+constexpr uint64_t kGraphKey = 1ull << 63;
 
 // What runs a call: the choice, and the problem its family plans (the call's, or a vector
 // route's GEMV).
@@ -175,26 +190,24 @@ class Library {
     // another thread on the same stream must not put its own between them (it would overwrite the
     // partial sums or packed operands this call's next launch reads).
     std::lock_guard enqueue(ws->mu);
-    if (plan->bytes() && !provide(key.stream, *ws, *plan)) {
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    cudaGraph_t graph = nullptr;
+    if (plan->bytes()) GEMMLAB_CUDA(cudaStreamGetCaptureInfo(stream, &capturing, nullptr, &graph));
+    const bool captured = capturing == cudaStreamCaptureStatusActive;
+    auto provided = [&](Plan& p) {
+      return !p.bytes() || (captured ? provide_graph(graph, p) : provide(key.stream, *ws, p));
+    };
+    if (!provided(*plan)) {
       {
         std::lock_guard lock(mu_);
         if (!plan->fallback) plan->fallback = make_plan(key.device, make(), key.math, a, b, c, true);
       }
       plan = plan->fallback.get();
-      if (plan->bytes() && !provide(key.stream, *ws, *plan))
-        throw RuntimeError(plan->what + " needs " + std::to_string(plan->bytes()) +
-                           " bytes of workspace, which the library's limit or the device's memory cannot give");
+      // make_plan's promise: a fallback needs no workspace.
+      if (!provided(*plan)) throw RuntimeError(plan->what + ": no workspace to be had, and its fallback needs one");
     }
     launch(plan->plan, plan->swap ? b : a, plan->swap ? a : b, c, alpha, beta, stream);
-    if (plan->bytes()) {
-      cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-      if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess) {
-        cudaGetLastError();
-        capturing = cudaStreamCaptureStatusActive;  // unknown: keep the buffers as if a graph held them
-      }
-      if (capturing != cudaStreamCaptureStatusNone) ws->captured = true;
-      else GEMMLAB_CUDA(cudaEventRecord(ws->last_use, stream));
-    }
+    if (plan->bytes() && !captured) GEMMLAB_CUDA(cudaEventRecord(ws->last_use, stream));
   }
 
   Choice choose(int device, const Problem& p, MathMode math) {
@@ -203,6 +216,7 @@ class Library {
   }
 
   size_t held() {
+    free_orphans();
     std::lock_guard lock(mu_);
     return ledger_.held();
   }
@@ -216,21 +230,23 @@ class Library {
     limit_set_ = true;
   }
 
-  // Waits for each stream's last call, then frees its buffers (and those graphs kept).
+  // Waits for each stream's last call, then frees its buffers (graphs keep theirs until they are destroyed).
   void release() {
     std::vector<std::pair<uint64_t, std::shared_ptr<StreamWorkspace>>> all;
     {
       std::lock_guard lock(mu_);
       all.assign(streams_.begin(), streams_.end());
     }
+    std::optional<RelaxedCapture> relaxed;  // none without streams: nothing to do, even without a GPU
+    if (!all.empty()) relaxed.emplace();
     for (auto& [key, ws] : all) {
       std::lock_guard enqueue(ws->mu);
-      RelaxedCapture relaxed;
-      ws->release_all();
+      ws->drop();
       ws->generation = ++generations_;
       std::lock_guard lock(mu_);
       ledger_.set(key, 0);
     }
+    free_orphans();
   }
 
  private:
@@ -244,57 +260,67 @@ class Library {
     return ledger_.limit();
   }
 
+  // Reserves `bytes` for `key` in the ledger (in place of what it holds), first freeing the
+  // workspaces of other streams, least recently used first, when the limit needs it. A stream's
+  // workspace can be taken only when no call of it is being enqueued (try_lock). False when the
+  // limit cannot give it.
+  bool reserve(uint64_t key, size_t bytes, const StreamWorkspace* self) {
+    std::lock_guard lock(mu_);
+    limit_or_default();
+    const size_t before = ledger_.held_by(key);
+    auto evictable = [&](uint64_t k) {
+      auto it = streams_.find(k);
+      return it != streams_.end() && it->second.get() != self;
+    };
+    auto evict = ledger_.request(key, bytes, evictable);
+    if (!evict) return false;
+    // Reserved now, so that another stream growing at the same time sees it.
+    ledger_.set(key, bytes);
+    for (uint64_t k : *evict) {
+      auto other = streams_.at(k);
+      std::unique_lock l(other->mu, std::try_to_lock);
+      if (!l.owns_lock()) {
+        ledger_.set(key, before);
+        return false;
+      }
+      other->drop();
+      other->generation = ++generations_;
+      ledger_.set(k, other->bytes());
+    }
+    return true;
+  }
+
+  // Device memory for a workspace: `floats` bytes, then `counters` bytes zeroed. False when the
+  // device has not got it (not sticky: the call takes a plan without workspace).
+  static bool allocate(size_t floats, size_t counters, float*& f, unsigned*& c) {
+    void* fp = nullptr;
+    void* cp = nullptr;
+    if (cudaMalloc(&fp, floats) != cudaSuccess || (counters && cudaMalloc(&cp, counters) != cudaSuccess)) {
+      cudaGetLastError();
+      cudaFree(fp);
+      return false;
+    }
+    if (counters) zero_aside(cp, counters);
+    f = static_cast<float*>(fp), c = static_cast<unsigned*>(cp);
+    return true;
+  }
+
   // Makes the stream's workspace big enough for the plan and points the plan into it (the stream's
-  // lock is held). False when the limit or the device's memory cannot give it: other streams'
-  // idle workspaces, least recently used first, are freed before that answer.
+  // lock is held). False when the limit or the device's memory cannot give it.
   bool provide(uint64_t key, StreamWorkspace& ws, Plan& plan) {
     const size_t fb = std::max(ws.float_bytes, plan.float_bytes), cb = std::max(ws.counter_bytes, plan.counter_bytes);
     if (fb != ws.float_bytes || cb != ws.counter_bytes) {
       RelaxedCapture relaxed;
-      std::vector<std::pair<uint64_t, std::shared_ptr<StreamWorkspace>>> taken;
-      {
-        std::lock_guard lock(mu_);
-        limit_or_default();
-        // Another stream's workspace can be taken only when no call of it is being enqueued (try_lock below).
-        auto evictable = [&](uint64_t k) {
-          auto it = streams_.find(k);
-          return it != streams_.end() && !it->second->captured && it->second->kept.empty() && it->second.get() != &ws;
-        };
-        // What the stream holds after the change: the new buffers, and the old ones if a graph keeps them.
-        const size_t kept = ws.kept_bytes + (ws.captured ? ws.float_bytes + ws.counter_bytes : 0);
-        auto evict = ledger_.request(key, fb + cb + kept, evictable);
-        if (!evict) return false;
-        // Reserved now, so that another stream growing at the same time sees it.
-        ledger_.set(key, fb + cb + kept);
-        for (uint64_t k : *evict) {
-          auto other = streams_.at(k);
-          std::unique_lock l(other->mu, std::try_to_lock);
-          if (!l.owns_lock()) {
-            ledger_.set(key, ws.bytes());
-            return false;
-          }
-          other->drop();
-          other->generation = ++generations_;
-          ledger_.set(k, other->bytes());
-        }
-      }
+      free_orphans();
+      if (!reserve(key, fb + cb, &ws)) return false;
       ws.drop();
       ws.generation = ++generations_;
-      void* f = nullptr;
-      void* c = nullptr;
-      if (cudaMalloc(&f, fb) != cudaSuccess || (cb && cudaMalloc(&c, cb) != cudaSuccess)) {
-        cudaGetLastError();  // out of memory is not sticky: the call takes a plan without workspace
-        cudaFree(f);
-        std::lock_guard lock(mu_);
-        ledger_.set(key, ws.bytes());
-        return false;
-      }
-      if (cb) zero_aside(c, cb);
+      const bool ok = allocate(fb, cb, ws.floats, ws.counters);
+      if (ok) ws.float_bytes = fb, ws.counter_bytes = cb;
       if (!ws.last_use) GEMMLAB_CUDA(cudaEventCreateWithFlags(&ws.last_use, cudaEventDisableTiming));
-      ws.floats = static_cast<float*>(f), ws.counters = static_cast<unsigned*>(c);
-      ws.float_bytes = fb, ws.counter_bytes = cb;
       std::lock_guard lock(mu_);
       ledger_.set(key, ws.bytes());
+      if (!ok) return false;
     } else {
       std::lock_guard lock(mu_);
       ledger_.touch(key);
@@ -304,6 +330,56 @@ class Library {
       plan.bound = ws.generation;
     }
     return true;
+  }
+
+  // A workspace for one captured call, which the graph being captured owns (see GraphBuffer).
+  bool provide_graph(cudaGraph_t graph, Plan& plan) {
+    RelaxedCapture relaxed;
+    free_orphans();
+    const uint64_t key = kGraphKey | ++graph_buffers_;
+    if (!reserve(key, plan.bytes(), nullptr)) return false;
+    float* f = nullptr;
+    unsigned* c = nullptr;
+    if (!allocate(plan.float_bytes + plan.counter_bytes, 0, f, c)) {
+      std::lock_guard lock(mu_);
+      ledger_.set(key, 0);
+      return false;
+    }
+    c = reinterpret_cast<unsigned*>(reinterpret_cast<char*>(f) + plan.float_bytes);
+    if (plan.counter_bytes) zero_aside(c, plan.counter_bytes);
+    cudaUserObject_t owner = nullptr;
+    auto* buffer = new GraphBuffer{f, key};
+    if (cudaError_t e = cudaUserObjectCreate(&owner, buffer, graph_destroyed, 1, cudaUserObjectNoDestructorSync);
+        e != cudaSuccess) {
+      delete buffer;
+      cudaFree(f);
+      std::lock_guard lock(mu_);
+      ledger_.set(key, 0);
+      GEMMLAB_CUDA(e);
+    }
+    if (cudaError_t e = cudaGraphRetainUserObject(graph, owner, 1, cudaGraphUserObjectMove); e != cudaSuccess) {
+      cudaUserObjectRelease(owner);  // its destructor hands the buffer to free_orphans
+      GEMMLAB_CUDA(e);
+    }
+    plan.bind(f, c);
+    plan.bound = 0;  // the stream's next call binds its own workspace again
+    return true;
+  }
+
+  // Frees the buffers of graphs destroyed since (under RelaxedCapture: another thread may be capturing).
+  void free_orphans() {
+    std::vector<GraphBuffer> gone;
+    {
+      std::lock_guard lock(orphans().mu);
+      gone.swap(orphans().list);
+    }
+    if (gone.empty()) return;
+    RelaxedCapture relaxed;
+    std::lock_guard lock(mu_);
+    for (auto& g : gone) {
+      GEMMLAB_CUDA(cudaFree(g.memory));
+      ledger_.set(g.key, 0);
+    }
   }
 
   const GpuModel& model(int device) {
@@ -383,11 +459,15 @@ class Library {
     };
     owned->plan = plan_of(d.choice);
     // The model assumes aligned operands: one at an odd address is staged or packed in a workspace.
-    // Without one, the family's defaults (warptiled: no split, operands read as given).
+    // Without one: a GEMV in one split (its reduction in the block), a GEMM on its family's
+    // defaults (warptiled: no split, operands read as given).
     const auto& lp = owned->plan;
-    if (no_workspace && d.route == Route::gemm &&
-        (lp.workspace_floats || lp.counter_count || lp.packed.floats() || lp.tma.staged_floats()))
-      owned->plan = plan_of(table_choice(device, p, "no workspace to be had", false, /*defaults_only=*/true));
+    if (no_workspace && (lp.workspace_floats || lp.counter_count || lp.packed.floats() || lp.tma.staged_floats())) {
+      Choice ch = d.choice;
+      if (d.problem.op == Op::gemv) ch.params = unsplit_gemv(ch.family, ch.params);
+      else ch = table_choice(device, p, "no workspace to be had", false, /*defaults_only=*/true);
+      owned->plan = plan_of(ch);
+    }
     const auto& plan = owned->plan;
     owned->what = "sgemm " + describe(p);
     owned->float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float)) +
@@ -418,6 +498,7 @@ class Library {
   WorkspaceLedger ledger_;
   bool limit_set_ = false;
   uint64_t generations_ = 0;
+  uint64_t graph_buffers_ = 0;
   std::map<std::string, std::unique_ptr<FamilyLauncher>> launchers_;
   std::map<int, DeviceInfo> devices_;
   std::map<int, GpuModel> models_;
