@@ -806,7 +806,7 @@ TEST(Library, FirstCallInsideAGraphCapture) {
   const Problem shapes[] = {normalized(problem_of_shape(Op::gemm, {72, 88, 77777}, Layout::row_major, Trans::no, Trans::no)),
                             normalized(problem_of_shape(Op::gemm, {1111, 999, 555}, Layout::row_major, Trans::no, Trans::no)),
                             normalized(problem_of_shape(Op::gemm, {1, 3333, 2222}, Layout::col_major, Trans::yes, Trans::no))};
-  const Problem other = normalized(problem_of_shape(Op::gemm, {300, 500, 90001}, Layout::row_major, Trans::no, Trans::no));
+  const Problem other = normalized(problem_of_shape(Op::gemm, {80, 96, 40001}, Layout::row_major, Trans::no, Trans::no));
   uint64_t seed = 31;
   int owning = 0;
   for (auto mode : kModes)
@@ -827,6 +827,10 @@ TEST(Library, FirstCallInsideAGraphCapture) {
       const bool owns = workspace_bytes_held() > held_before;
       cudaGraphExec_t exec = nullptr;
       GEMMLAB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      // Destroyed however the test leaves this scope (a failure must not leave a graph holding memory).
+      std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, cudaError_t (*)(cudaGraph_t)> graph_owner(graph, cudaGraphDestroy);
+      std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, cudaError_t (*)(cudaGraphExec_t)> exec_owner(
+          exec, cudaGraphExecDestroy);
       for (int replay = 0; replay < 3; ++replay) {
         x.refill(seed++, stream.s);
         x.reset(stream.s);
@@ -840,8 +844,8 @@ TEST(Library, FirstCallInsideAGraphCapture) {
         EXPECT_TRUE(w.passed) << label(other, replay, mode) << " between replays: " << w.first_failure;
         if (replay == 1) release_workspaces();
       }
-      cudaGraphExecDestroy(exec);
-      cudaGraphDestroy(graph);
+      exec_owner.reset();
+      graph_owner.reset();
       if (!owns) continue;
       ++owning;
       // CUDA frees the graph's resources asynchronously: the library frees the buffer at its next chance.
@@ -999,6 +1003,7 @@ TEST(Library, WorkspaceStaysUnderItsLimit) {
   REQUIRE_GPU();
   const size_t before = workspace_limit();
   release_workspaces();
+  const size_t graphs = workspace_bytes_held();  // graphs alive (none unless an earlier test leaked one)
   set_workspace_limit(size_t(48) << 20);
   StressOptions o;
   o.threads = 4, o.streams = 2, o.seconds = 0, o.calls = 600, o.seed = 48, o.fresh_percent = 100, o.graph_percent = 0;
@@ -1009,7 +1014,7 @@ TEST(Library, WorkspaceStaysUnderItsLimit) {
   EXPECT_LE(r.workspace_peak_bytes, size_t(48) << 20);
   EXPECT_GT(r.workspace_peak_bytes, 0u);
   release_workspaces();
-  EXPECT_EQ(workspace_bytes_held(), 0u);
+  EXPECT_EQ(workspace_bytes_held(), graphs);
   set_workspace_limit(before);
 }
 
