@@ -9,8 +9,8 @@
 #include <regex>
 #include <set>
 
-#include "gemmlab/compile.hpp"
-#include "gemmlab/family.hpp"
+#include "compile/compile.hpp"
+#include "kernels/family.hpp"
 
 using namespace gemmlab;
 

@@ -6,11 +6,11 @@
 
 #include "cli_helpers.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/experiment.hpp"
-#include "gemmlab/files.hpp"
-#include "gemmlab/report.hpp"
-#include "gemmlab/sweep.hpp"
-#include "gemmlab/tuning.hpp"
+#include "experiment/experiment.hpp"
+#include "common/files.hpp"
+#include "report/report.hpp"
+#include "sweep/sweep.hpp"
+#include "tune/tuning.hpp"
 
 using namespace gemmlab;
 using json = nlohmann::json;

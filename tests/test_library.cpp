@@ -7,9 +7,9 @@
 #include <map>
 #include <random>
 
-#include "gemmlab/corpus.hpp"
+#include "problem/corpus.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/family.hpp"
+#include "kernels/family.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"
 #include "blas/offload.hpp"

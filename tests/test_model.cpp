@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "cli_helpers.hpp"
-#include "gemmlab/counters.hpp"
+#include "counters/counters.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
-#include "gemmlab/model.hpp"
-#include "gemmlab/profile.hpp"
+#include "common/files.hpp"
+#include "model/model.hpp"
+#include "bench/profile.hpp"
 #include "kernels/tiled.hpp"
 
 using namespace gemmlab;
@@ -246,7 +246,7 @@ TEST(Tf32, SplitCarriesTwentyOneBits) {
 }
 
 // ---- the wgmma family's description (its kernels compile for sm_90a in test_compile) ----
-#include "gemmlab/compile.hpp"
+#include "compile/compile.hpp"
 
 // Why parse_params refuses a configuration of f (empty when it accepts it).
 std::string rejection(const KernelFamily& f, const std::string& text) {

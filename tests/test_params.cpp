@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "gemmlab/bench.hpp"
+#include "bench/bench.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/family.hpp"
-#include "gemmlab/runner.hpp"
+#include "kernels/family.hpp"
+#include "launch/runner.hpp"
 
 using namespace gemmlab;
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "gemmlab/data.hpp"
+#include "problem/data.hpp"
 #include "gemmlab/error.hpp"
 
 using namespace gemmlab;

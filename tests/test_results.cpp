@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "gemmlab/files.hpp"
-#include "gemmlab/results.hpp"
+#include "common/files.hpp"
+#include "results/results.hpp"
 
 using namespace gemmlab;
 

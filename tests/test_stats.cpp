@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "gemmlab/stats.hpp"
-#include "gemmlab/timing.hpp"
+#include "timing/stats.hpp"
+#include "timing/timing.hpp"
 
 using namespace gemmlab;
 

@@ -6,7 +6,7 @@
 
 #include "cli_helpers.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/stress.hpp"
+#include "stress/stress.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"
 #include "library/workspace.hpp"

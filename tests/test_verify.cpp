@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "gemmlab/data.hpp"
-#include "gemmlab/verify.hpp"
+#include "problem/data.hpp"
+#include "verify/verify.hpp"
 
 using namespace gemmlab;
 

@@ -1,7 +1,7 @@
 #include <cublas_v2.h>
 
 #include "gemmlab/error.hpp"
-#include "gemmlab/runner.hpp"
+#include "launch/runner.hpp"
 
 namespace gemmlab {
 

@@ -1,5 +1,5 @@
 #include "gemmlab/gemmlab.hpp"
-#include "gemmlab/runner.hpp"
+#include "launch/runner.hpp"
 
 namespace gemmlab {
 

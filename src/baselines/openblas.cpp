@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "gemmlab/runner.hpp"
+#include "launch/runner.hpp"
 
 namespace gemmlab {
 

@@ -1,8 +1,8 @@
-#include "gemmlab/accuracy.hpp"
+#include "bench/accuracy.hpp"
 
 #include <cstdio>
 
-#include "gemmlab/device.hpp"
+#include "device/device.hpp"
 
 namespace gemmlab {
 

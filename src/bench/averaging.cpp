@@ -1,16 +1,16 @@
-#include "gemmlab/averaging.hpp"
+#include "bench/averaging.hpp"
 
 #include <cmath>
 #include <functional>
 #include <sstream>
 
-#include "gemmlab/compile.hpp"
-#include "gemmlab/device.hpp"
+#include "compile/compile.hpp"
+#include "device/device.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/family.hpp"
-#include "gemmlab/module.hpp"
-#include "gemmlab/runner.hpp"
-#include "gemmlab/verify.hpp"
+#include "kernels/family.hpp"
+#include "launch/module.hpp"
+#include "launch/runner.hpp"
+#include "verify/verify.hpp"
 
 namespace gemmlab::embedded {
 extern const char* const averaging_source;

@@ -1,14 +1,14 @@
-#include "gemmlab/bench.hpp"
+#include "bench/bench.hpp"
 
 #include <algorithm>
 #include <thread>
 #include <unistd.h>
 
-#include "gemmlab/ceilings.hpp"
-#include "gemmlab/device.hpp"
+#include "timing/ceilings.hpp"
+#include "device/device.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/profile.hpp"
-#include "gemmlab/runner.hpp"
+#include "bench/profile.hpp"
+#include "launch/runner.hpp"
 
 namespace gemmlab {
 

@@ -1,4 +1,4 @@
-#include "gemmlab/profile.hpp"
+#include "bench/profile.hpp"
 
 #include <cstdio>
 

@@ -4,14 +4,14 @@
 #include <cstdio>
 #include <iostream>
 
-#include "gemmlab/compile.hpp"
-#include "gemmlab/counters.hpp"
-#include "gemmlab/device.hpp"
+#include "compile/compile.hpp"
+#include "counters/counters.hpp"
+#include "device/device.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
-#include "gemmlab/model.hpp"
-#include "gemmlab/profile.hpp"
-#include "gemmlab/results.hpp"
+#include "common/files.hpp"
+#include "model/model.hpp"
+#include "bench/profile.hpp"
+#include "results/results.hpp"
 #include "launch/launcher.hpp"
 
 namespace gemmlab::cli {

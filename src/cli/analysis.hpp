@@ -3,7 +3,7 @@
 // cuBLAS), explain (the analytic model beside the counters and the ablations), ceilings.
 #include <string>
 
-#include "gemmlab/bench.hpp"
+#include "bench/bench.hpp"
 
 namespace gemmlab::cli {
 

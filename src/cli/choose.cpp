@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "cli/command.hpp"
-#include "gemmlab/device.hpp"
+#include "device/device.hpp"
 #include "gemmlab/error.hpp"
 #include "gemmlab/gemmlab.hpp"
 

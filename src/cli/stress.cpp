@@ -4,9 +4,9 @@
 
 #include "cli/command.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
-#include "gemmlab/results.hpp"
-#include "gemmlab/stress.hpp"
+#include "common/files.hpp"
+#include "results/results.hpp"
+#include "stress/stress.hpp"
 
 namespace gemmlab::cli {
 

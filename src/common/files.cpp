@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
+#include "common/files.hpp"
 
 namespace gemmlab {
 

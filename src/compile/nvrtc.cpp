@@ -8,9 +8,9 @@
 #include <sstream>
 #include <nvrtc.h>
 
-#include "gemmlab/compile.hpp"
+#include "compile/compile.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
+#include "common/files.hpp"
 
 namespace gemmlab::embedded {
 extern const char* const gemm_args_source;

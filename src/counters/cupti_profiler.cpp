@@ -17,7 +17,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-#include "gemmlab/counters.hpp"
+#include "counters/counters.hpp"
 #include "gemmlab/error.hpp"
 
 namespace gemmlab {

@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "gemmlab/counters.hpp"
+#include "counters/counters.hpp"
 #include "gemmlab/error.hpp"
 
 namespace gemmlab {

@@ -1,4 +1,4 @@
-#include "gemmlab/device.hpp"
+#include "device/device.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -1,11 +1,11 @@
-#include "gemmlab/experiment.hpp"
+#include "experiment/experiment.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <set>
 
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
+#include "common/files.hpp"
 
 namespace gemmlab {
 

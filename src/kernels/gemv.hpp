@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "gemmlab/family.hpp"
+#include "kernels/family.hpp"
 #include "kernels/tiled.hpp"
 
 namespace gemmlab::gemv {

@@ -1,4 +1,4 @@
-#include "gemmlab/family.hpp"
+#include "kernels/family.hpp"
 
 namespace gemmlab {
 

@@ -2,7 +2,7 @@
 // Host-side helpers shared by the tiled families' descriptions.
 #include <string>
 
-#include "gemmlab/family.hpp"
+#include "kernels/family.hpp"
 
 namespace gemmlab::tiled {
 

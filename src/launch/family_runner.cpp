@@ -1,4 +1,4 @@
-#include "gemmlab/runner.hpp"
+#include "launch/runner.hpp"
 #include "launch/launcher.hpp"
 
 namespace gemmlab {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gemmlab/compile.hpp"
+#include "compile/compile.hpp"
 #include "gemmlab/error.hpp"
 #include "launch/tma.hpp"
 

@@ -11,10 +11,10 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
-#include "gemmlab/compile.hpp"
-#include "gemmlab/device.hpp"
-#include "gemmlab/family.hpp"
-#include "gemmlab/module.hpp"
+#include "compile/compile.hpp"
+#include "device/device.hpp"
+#include "kernels/family.hpp"
+#include "launch/module.hpp"
 #include "gemmlab/problem.hpp"
 #include "kernels/gemm_args.h"
 #include "launch/tma.hpp"

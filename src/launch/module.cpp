@@ -1,6 +1,6 @@
-#include "gemmlab/module.hpp"
+#include "launch/module.hpp"
 
-#include "gemmlab/compile.hpp"
+#include "compile/compile.hpp"
 #include "gemmlab/error.hpp"
 
 namespace gemmlab {

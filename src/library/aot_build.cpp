@@ -12,9 +12,9 @@
 #include <set>
 #include <thread>
 
-#include "gemmlab/compile.hpp"
-#include "gemmlab/family.hpp"
-#include "gemmlab/tuning.hpp"
+#include "compile/compile.hpp"
+#include "kernels/family.hpp"
+#include "tune/tuning.hpp"
 #include "library/dispatch.hpp"
 
 using namespace gemmlab;

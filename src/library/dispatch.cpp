@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "gemmlab/error.hpp"
-#include "gemmlab/family.hpp"
+#include "kernels/family.hpp"
 #include "kernels/common/split_tail.cuh"
 #include "kernels/tma_operands.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gemmlab/device.hpp"
+#include "device/device.hpp"
 #include "gemmlab/gemmlab.hpp"
 #include "gemmlab/problem.hpp"
 

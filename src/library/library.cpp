@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gemmlab/compile.hpp"
-#include "gemmlab/device.hpp"
-#include "gemmlab/family.hpp"
-#include "gemmlab/tuning.hpp"
+#include "compile/compile.hpp"
+#include "device/device.hpp"
+#include "kernels/family.hpp"
+#include "tune/tuning.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"
 #include "library/workspace.hpp"

@@ -1,4 +1,4 @@
-#include "gemmlab/model.hpp"
+#include "model/model.hpp"
 
 #include <algorithm>
 #include <regex>

@@ -1,11 +1,11 @@
-#include "gemmlab/corpus.hpp"
+#include "problem/corpus.hpp"
 
 #include <cctype>
 #include <set>
 #include <sstream>
 
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
+#include "common/files.hpp"
 
 namespace gemmlab::embedded {
 extern const char* const corpus_source;

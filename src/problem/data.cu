@@ -1,4 +1,4 @@
-#include "gemmlab/data.hpp"
+#include "problem/data.hpp"
 
 #include "gemmlab/error.hpp"
 #include "problem/random.hpp"

@@ -1,4 +1,4 @@
-#include "gemmlab/report.hpp"
+#include "report/report.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,15 +9,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gemmlab/bench.hpp"
-#include "gemmlab/corpus.hpp"
-#include "gemmlab/data.hpp"
+#include "bench/bench.hpp"
+#include "problem/corpus.hpp"
+#include "problem/data.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
+#include "common/files.hpp"
 #include "gemmlab/gemmlab.hpp"
-#include "gemmlab/runner.hpp"
-#include "gemmlab/sweep.hpp"
-#include "gemmlab/timing.hpp"
+#include "launch/runner.hpp"
+#include "sweep/sweep.hpp"
+#include "timing/timing.hpp"
 
 extern char** environ;
 

@@ -1,4 +1,4 @@
-#include "gemmlab/results.hpp"
+#include "results/results.hpp"
 
 #include <cstdio>
 #include <sstream>

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "gemmlab/stress.hpp"
+#include "stress/stress.hpp"
 #include "kernels/tma_operands.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"

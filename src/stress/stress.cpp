@@ -1,4 +1,4 @@
-#include "gemmlab/stress.hpp"
+#include "stress/stress.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,13 +8,13 @@
 #include <ostream>
 #include <thread>
 
-#include "gemmlab/bench.hpp"
-#include "gemmlab/ceilings.hpp"
-#include "gemmlab/data.hpp"
-#include "gemmlab/device.hpp"
+#include "bench/bench.hpp"
+#include "timing/ceilings.hpp"
+#include "problem/data.hpp"
+#include "device/device.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/runner.hpp"
-#include "gemmlab/verify.hpp"
+#include "launch/runner.hpp"
+#include "verify/verify.hpp"
 #include "library/dispatch.hpp"
 #include "stress/compare.hpp"
 

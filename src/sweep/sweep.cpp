@@ -1,4 +1,4 @@
-#include "gemmlab/sweep.hpp"
+#include "sweep/sweep.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -14,15 +14,15 @@
 #include <thread>
 #include <unistd.h>
 
-#include "gemmlab/bench.hpp"
-#include "gemmlab/ceilings.hpp"
-#include "gemmlab/compile.hpp"
-#include "gemmlab/device.hpp"
+#include "bench/bench.hpp"
+#include "timing/ceilings.hpp"
+#include "compile/compile.hpp"
+#include "device/device.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
-#include "gemmlab/profile.hpp"
-#include "gemmlab/results.hpp"
-#include "gemmlab/tuning.hpp"
+#include "common/files.hpp"
+#include "bench/profile.hpp"
+#include "results/results.hpp"
+#include "tune/tuning.hpp"
 #include "launch/launcher.hpp"
 
 namespace gemmlab {

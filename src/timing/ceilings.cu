@@ -1,10 +1,10 @@
 #include <algorithm>
 #include <ctime>
 
-#include "gemmlab/ceilings.hpp"
+#include "timing/ceilings.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/files.hpp"
-#include "gemmlab/timing.hpp"
+#include "common/files.hpp"
+#include "timing/timing.hpp"
 
 namespace gemmlab {
 

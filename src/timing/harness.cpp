@@ -2,7 +2,7 @@
 #include <chrono>
 
 #include "gemmlab/error.hpp"
-#include "gemmlab/timing.hpp"
+#include "timing/timing.hpp"
 
 namespace gemmlab {
 

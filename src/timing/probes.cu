@@ -1,5 +1,5 @@
 #include "gemmlab/error.hpp"
-#include "gemmlab/timing.hpp"
+#include "timing/timing.hpp"
 
 namespace gemmlab {
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gemmlab/stats.hpp"
+#include "timing/stats.hpp"
 
 namespace gemmlab {
 

@@ -1,4 +1,4 @@
-#include "gemmlab/tuner.hpp"
+#include "tune/tuner.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,14 +7,14 @@
 #include <random>
 #include <set>
 
-#include "gemmlab/bench.hpp"
-#include "gemmlab/ceilings.hpp"
-#include "gemmlab/compile.hpp"
-#include "gemmlab/results.hpp"
-#include "gemmlab/device.hpp"
+#include "bench/bench.hpp"
+#include "timing/ceilings.hpp"
+#include "compile/compile.hpp"
+#include "results/results.hpp"
+#include "device/device.hpp"
 #include "gemmlab/error.hpp"
-#include "gemmlab/family.hpp"
-#include "gemmlab/tuning.hpp"
+#include "kernels/family.hpp"
+#include "tune/tuning.hpp"
 #include "launch/launcher.hpp"
 
 namespace gemmlab {

@@ -1,4 +1,4 @@
-#include "gemmlab/tuning.hpp"
+#include "tune/tuning.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "gemmlab/error.hpp"
-#include "gemmlab/family.hpp"
-#include "gemmlab/files.hpp"
+#include "kernels/family.hpp"
+#include "common/files.hpp"
 
 namespace gemmlab::embedded {
 extern const char* const h100_defaults_source;

@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "gemmlab/verify.hpp"
+#include "verify/verify.hpp"
 
 namespace gemmlab {
 

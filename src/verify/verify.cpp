@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "gemmlab/error.hpp"
-#include "gemmlab/verify.hpp"
+#include "verify/verify.hpp"
 
 namespace gemmlab {
 

@@ -1,4 +1,4 @@
-#include "gemmlab/family.hpp"
+#include "kernels/family.hpp"
 #include "kernels/tiled.hpp"
 
 namespace gemmlab::embedded {

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gemmlab/problem.hpp"
-#include "gemmlab/timing.hpp"
-#include "gemmlab/verify.hpp"
+#include "timing/timing.hpp"
+#include "verify/verify.hpp"
 
 namespace gemmlab {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gemmlab/bench.hpp"
+#include "bench/bench.hpp"
 
 namespace gemmlab {
 

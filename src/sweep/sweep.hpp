@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gemmlab/experiment.hpp"
+#include "experiment/experiment.hpp"
 
 namespace gemmlab {
 

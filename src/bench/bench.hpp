@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "gemmlab/averaging.hpp"
-#include "gemmlab/ceilings.hpp"
-#include "gemmlab/counters.hpp"
-#include "gemmlab/data.hpp"
-#include "gemmlab/family.hpp"
+#include "bench/averaging.hpp"
+#include "timing/ceilings.hpp"
+#include "counters/counters.hpp"
+#include "problem/data.hpp"
+#include "kernels/family.hpp"
 #include "gemmlab/problem.hpp"
-#include "gemmlab/results.hpp"
-#include "gemmlab/runner.hpp"
-#include "gemmlab/timing.hpp"
+#include "results/results.hpp"
+#include "launch/runner.hpp"
+#include "timing/timing.hpp"
 
 namespace gemmlab {
 

@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
-#include "gemmlab/family.hpp"
+#include "kernels/family.hpp"
 #include "gemmlab/gemmlab.hpp"
 #include "gemmlab/problem.hpp"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gemmlab/problem.hpp"
-#include "gemmlab/runner.hpp"
+#include "launch/runner.hpp"
 
 namespace gemmlab {
 

@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gemmlab/averaging.hpp"
-#include "gemmlab/data.hpp"
-#include "gemmlab/family.hpp"
+#include "bench/averaging.hpp"
+#include "problem/data.hpp"
+#include "kernels/family.hpp"
 #include "gemmlab/problem.hpp"
-#include "gemmlab/timing.hpp"
+#include "timing/timing.hpp"
 
 namespace gemmlab {
 

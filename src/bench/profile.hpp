@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gemmlab/bench.hpp"
-#include "gemmlab/counters.hpp"
+#include "bench/bench.hpp"
+#include "counters/counters.hpp"
 
 namespace gemmlab {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gemmlab/device.hpp"
+#include "device/device.hpp"
 
 namespace gemmlab {
 

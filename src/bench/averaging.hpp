@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "gemmlab/ceilings.hpp"
-#include "gemmlab/data.hpp"
-#include "gemmlab/results.hpp"
-#include "gemmlab/timing.hpp"
+#include "timing/ceilings.hpp"
+#include "problem/data.hpp"
+#include "results/results.hpp"
+#include "timing/timing.hpp"
 
 namespace gemmlab {
 

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gemmlab/problem.hpp"
-#include "gemmlab/timing.hpp"
+#include "timing/timing.hpp"
 
 namespace gemmlab {
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gemmlab/device.hpp"
-#include "gemmlab/family.hpp"
+#include "device/device.hpp"
+#include "kernels/family.hpp"
 
 namespace gemmlab {
 

@@ -23,8 +23,8 @@
 
 #include <cuda_runtime.h>
 
-#include "gemmlab/device.hpp"
-#include "gemmlab/stats.hpp"
+#include "device/device.hpp"
+#include "timing/stats.hpp"
 
 namespace gemmlab {
 
