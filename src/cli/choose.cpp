@@ -20,7 +20,7 @@ Command add_choose(CLI::App& app) {
   cmd->add_option("--trans-a", args->trans_a, "n or t")->default_val("n");
   cmd->add_option("--trans-b", args->trans_b, "n or t")->default_val("n");
   cmd->add_option("--mode", args->mode, "strict_fp32, tensor_fp32 or tf32")->default_val("strict_fp32");
-  return {cmd, [args](const std::string&) {
+  return {cmd, [args](const Context&) {
             auto shape = parse_shape(args->size, Op::gemm);
             if (shape.size() == 1) shape = {shape[0], shape[0], shape[0]};
             auto p = normalized(problem_of_shape(Op::gemm, shape, parse_layout(args->layout), parse_trans(args->trans_a),

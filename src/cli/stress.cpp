@@ -40,9 +40,9 @@ Command add_stress(CLI::App& app) {
   cmd->add_option("--max-mnk", o.max_mnk, "the largest M·N·K drawn")->default_val(4e9);
   cmd->add_flag("--host-inputs", o.host_inputs, "make inputs on the host and copy them from pageable memory");
   cmd->add_option("--json", args->json, "write the results (metadata, counts, every mismatch) as JSON");
-  return {cmd, [args](const std::string& command_line) {
+  return {cmd, [args](const Context& ctx) -> int {
             auto& o = args->o;
-            o.command_line = command_line;
+            o.command_line = ctx.command_line;
             for (auto& m : args->modes) o.modes.push_back(parse_math_mode(m));
             for (auto& s : args->shapes) {
               auto d = parse_shape(s, Op::gemm);
