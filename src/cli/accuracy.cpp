@@ -16,12 +16,12 @@ namespace gemmlab::cli {
 namespace {
 
 // A --k value: a positive integer, else one line naming it.
-long long k_option(const std::string &k) {
+long long k_option(const std::string& k) {
   size_t used = 0;
   long long v = 0;
   try {
     v = std::stoll(k, &used);
-  } catch (const std::logic_error &) {
+  } catch (const std::logic_error&) {
   }
   if (used != k.size() || v < 1) throw UsageError("--k: '" + k + "' is not a positive integer");
   return v;
@@ -29,27 +29,25 @@ long long k_option(const std::string &k) {
 
 }  // namespace
 
-Command add_accuracy(CLI::App &app) {
+Command add_accuracy(CLI::App& app) {
   struct Args {
     std::vector<std::string> kernels, params, ks, dists;
     int64_t mn = 256;
     std::string json;
   };
   auto args = std::make_shared<Args>();
-  auto &a = *args;
-  auto *cmd = app.add_subcommand("accuracy",
-                                 "error against float64 over K and input "
-                                 "distributions, every kernel in the same run");
+  auto& a = *args;
+  auto* cmd = app.add_subcommand("accuracy",
+                                 "error against float64 over K and input distributions, every kernel in the same run");
   cmd->add_option("--kernel", a.kernels,
-                  "kernels, comma-separated (default: cublas, cublas-tf32 and "
-                  "the library call)");
+                  "kernels, comma-separated (default: cublas, cublas-tf32 and the library call)");
   cmd->add_option("--param", a.params, "parameter points of the families")->delimiter('\0');
   cmd->add_option("--k", a.ks, "K values, comma-separated (default: 64,256,1024,4096,16384)");
   cmd->add_option("--dist", a.dists, "input distributions (default: uniform,normal,positive,wide)");
   cmd->add_option("--mn", a.mn, "M = N (every element is checked)")->default_val(256)->check(CLI::Range(1, 4096));
   cmd->add_option("--json", a.json, "write the rows as JSON");
-  return {cmd, [args](const Context &ctx) -> int {
-            auto &a = *args;
+  return {cmd, [args](const Context& ctx) -> int {
+            auto& a = *args;
             AccuracyOptions ao;
             ao.kernels =
                 resolve_kernels(a.kernels.empty() ? std::vector<std::string>{"cublas", "cublas-tf32", "gemmlab"}
@@ -57,11 +55,11 @@ Command add_accuracy(CLI::App &app) {
                                 a.params);
             if (!a.ks.empty()) {
               ao.ks.clear();
-              for (auto &k : split_list(a.ks)) ao.ks.push_back(k_option(k));
+              for (auto& k : split_list(a.ks)) ao.ks.push_back(k_option(k));
             }
             if (!a.dists.empty()) {
               ao.dists.clear();
-              for (auto &d : split_list(a.dists)) ao.dists.push_back(parse_distribution(d));
+              for (auto& d : split_list(a.dists)) ao.dists.push_back(parse_distribution(d));
             }
             ao.mn = a.mn;
             ao.command_line = ctx.command_line;

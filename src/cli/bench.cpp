@@ -37,18 +37,17 @@ struct BenchArgs {
 // The problems the options name: the corpus's, or every size in every layout
 // and transpose named
 // (--layout row,col --trans n,t), with --m/--n/--k, --pad and --ld* applied.
-std::vector<Problem> problems_of(const BenchArgs &a, Op op, BenchOptions &o) {
+std::vector<Problem> problems_of(const BenchArgs& a, Op op, BenchOptions& o) {
   std::vector<Problem> out;
   if (!a.corpus.empty()) {
     if (op != Op::gemm) throw UsageError("--corpus holds GEMM shapes: leave out --op gemv");
     if (!a.sizes.empty() || a.m || a.n || a.k || a.pad || a.lda || a.ldb || a.ldc)
       throw UsageError(
-          "--corpus gives the shapes, layouts and leading "
-          "dimensions: leave out --size, --m, --n, --k, "
-          "--pad and --ld*");
+          "--corpus gives the shapes, layouts and leading dimensions: leave out --size, --m, --n, --k, --pad and "
+          "--ld*");
     auto shapes = select_corpus(load_corpus(a.corpus), a.corpus_filter);
     if (shapes.empty()) throw UsageError("no corpus shape matches '" + a.corpus_filter + "'");
-    for (auto &c : shapes) {
+    for (auto& c : shapes) {
       out.push_back(c.problem);
       o.labels.push_back(c.name);
     }
@@ -57,7 +56,7 @@ std::vector<Problem> problems_of(const BenchArgs &a, Op op, BenchOptions &o) {
   // (gemm) or 2 (gemv).
   std::vector<std::vector<int64_t>> shapes;
   const size_t dims = op == Op::gemm ? 3 : 2;
-  for (auto &s : split_list(a.sizes)) shapes.push_back(size_option(s, op));
+  for (auto& s : split_list(a.sizes)) shapes.push_back(size_option(s, op));
   const bool explicit_dims = a.m || a.n || a.k;
   if (shapes.empty() && a.corpus.empty()) {
     if (explicit_dims && !(a.m && a.n && (a.k || op == Op::gemv)))
@@ -68,10 +67,10 @@ std::vector<Problem> problems_of(const BenchArgs &a, Op op, BenchOptions &o) {
       for (int64_t d : default_sizes()) shapes.push_back(std::vector<int64_t>(dims, d));
   }
   std::vector<std::tuple<std::vector<int64_t>, Layout, Trans>> cases;
-  for (auto &shape : shapes)
-    for (auto &l : split_list({a.layout}))
-      for (auto &t : split_list({a.trans_a})) cases.emplace_back(shape, parse_layout(l), parse_trans(t));
-  for (auto &[shape, lay, ta] : cases) {
+  for (auto& shape : shapes)
+    for (auto& l : split_list({a.layout}))
+      for (auto& t : split_list({a.trans_a})) cases.emplace_back(shape, parse_layout(l), parse_trans(t));
+  for (auto& [shape, lay, ta] : cases) {
     // --m, --n, --k override the size's dimensions.
     for (auto [i, v] : {std::pair{0, a.m}, {1, a.n}, {2, a.k}})
       if (v && size_t(i) < shape.size()) shape[size_t(i)] = v;
@@ -93,7 +92,7 @@ std::vector<Problem> problems_of(const BenchArgs &a, Op op, BenchOptions &o) {
   return out;
 }
 
-int run(const BenchArgs &a, const Context &ctx) {
+int run(const BenchArgs& a, const Context& ctx) {
   // Everything the user typed is checked before the GPU is touched.
   BenchOptions o;
   o.command_line = ctx.command_line;
@@ -113,7 +112,7 @@ int run(const BenchArgs &a, const Context &ctx) {
   if (!a.ablate.empty()) {
     // Families only; each must have the ablation.
     Ablation ab = parse_ablation(a.ablate);
-    for (auto &k : o.kernels) {
+    for (auto& k : o.kernels) {
       if (!k.family) continue;
       check_ablation(*k.family, k.params, ab);
       k.ablation = ab;
@@ -137,24 +136,19 @@ int run(const BenchArgs &a, const Context &ctx) {
 
 }  // namespace
 
-Command add_bench(CLI::App &app) {
+Command add_bench(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
-  auto &a = *args;
-  auto *bench = app.add_subcommand("bench", "verify and time kernels against cuBLAS and OpenBLAS");
+  auto& a = *args;
+  auto* bench = app.add_subcommand("bench", "verify and time kernels against cuBLAS and OpenBLAS");
   bench->add_option("--op", a.op, "gemm, or gemv: y = alpha*op(A)*x + beta*y with A of --size RxC")
       ->default_val("gemm");
-  bench->add_option("--kernel", a.kernels,
-                    "kernels, comma-separated (default: naive,cublas,cublas-tf32,openblas; "
-                    "for gemv: cublas and every "
-                    "gemv family)");
-  bench
-      ->add_option("--param", a.params,
-                   "a parameter point of the kernel families, e.g. block=32x8; "
-                   "repeat for more")
+  bench->add_option(
+      "--kernel", a.kernels,
+      "kernels, comma-separated (default: naive,cublas,cublas-tf32,openblas; for gemv: cublas and every gemv family)");
+  bench->add_option("--param", a.params, "a parameter point of the kernel families, e.g. block=32x8; repeat for more")
       ->delimiter('\0');
   bench->add_option("--size", a.sizes,
-                    "sizes, comma-separated: S (square) or MxNxK; for gemv S "
-                    "or RxC, the stored A's rows x columns "
+                    "sizes, comma-separated: S (square) or MxNxK; for gemv S or RxC, the stored A's rows x columns "
                     "(default: 1024,2049,4096)");
   bench->add_option("--m", a.m, "rows of C (overrides --size); gemv: rows of A");
   bench->add_option("--n", a.n, "columns of C (overrides --size); gemv: columns of A");
@@ -165,8 +159,7 @@ Command add_bench(CLI::App &app) {
   bench->add_option("--average-shape", a.average_shape, "the pipeline's LxMxN (vector length, vectors, sets)")
       ->default_val("1024x1024x1024");
   bench->add_flag("--measure-ceilings", a.measure_ceilings,
-                  "measure the FFMA rate and copy bandwidth in this run "
-                  "instead of using the cached values");
+                  "measure the FFMA rate and copy bandwidth in this run instead of using the cached values");
   bench->add_option("--alpha", a.alpha, "alpha")->default_val(1.0f);
   bench->add_option("--beta", a.beta, "beta (0 never reads C)")->default_val(0.0f);
   bench->add_option("--layout", a.layout, "row or col, or both: row,col")->default_val("row");
@@ -187,19 +180,17 @@ Command add_bench(CLI::App &app) {
       ->default_val(2.0)
       ->check(CLI::PositiveNumber);
   bench->add_option("--metrics", a.metrics,
-                    "hardware counters per kernel: sets (seed000, memory, "
-                    "compute, stalls, roofline, all), gemmlab "
+                    "hardware counters per kernel: sets (seed000, memory, compute, stalls, roofline, all), gemmlab "
                     "metrics or Nsight Compute names, comma-separated");
   bench->add_option("--ablate", a.ablate,
-                    "run the families with one stage left out: nostore, noload, nosmemstore "
-                    "(the result is not the product and is not verified)");
+                    "run the families with one stage left out: nostore, noload, nosmemstore (the result is not the "
+                    "product and is not verified)");
   bench->add_option("--corpus", a.corpus,
-                    "the shapes of a corpus instead of --size: 'builtin' "
-                    "(experiments/corpus.txt) or a file");
+                    "the shapes of a corpus instead of --size: 'builtin' (experiments/corpus.txt) or a file");
   bench->add_option("--corpus-filter", a.corpus_filter, "only the corpus shapes whose name or group contains this");
   bench->add_option("--csv", a.csv, "write the results as CSV");
   bench->add_option("--json", a.json, "write the results as JSON");
-  return {bench, [args](const Context &ctx) { return run(*args, ctx); }};
+  return {bench, [args](const Context& ctx) { return run(*args, ctx); }};
 }
 
 }  // namespace gemmlab::cli

@@ -18,23 +18,23 @@ struct Context {
 };
 
 struct Command {
-  CLI::App *app = nullptr;
-  std::function<int(const Context &)> run;
+  CLI::App* app = nullptr;
+  std::function<int(const Context&)> run;
 };
 
-Command add_info(CLI::App &app);
-Command add_kernels(CLI::App &app);
-Command add_bench(CLI::App &app);
-Command add_sweep(CLI::App &app);
-Command add_tune(CLI::App &app);
-Command add_plot(CLI::App &app);
-Command add_report(CLI::App &app);
-Command add_profile(CLI::App &app);
-Command add_explain(CLI::App &app);
-Command add_accuracy(CLI::App &app);
-Command add_ceilings(CLI::App &app);
-Command add_roofline(CLI::App &app);
-Command add_stress(CLI::App &app);
-Command add_choose(CLI::App &app);
+Command add_info(CLI::App& app);
+Command add_kernels(CLI::App& app);
+Command add_bench(CLI::App& app);
+Command add_sweep(CLI::App& app);
+Command add_tune(CLI::App& app);
+Command add_plot(CLI::App& app);
+Command add_report(CLI::App& app);
+Command add_profile(CLI::App& app);
+Command add_explain(CLI::App& app);
+Command add_accuracy(CLI::App& app);
+Command add_ceilings(CLI::App& app);
+Command add_roofline(CLI::App& app);
+Command add_stress(CLI::App& app);
+Command add_choose(CLI::App& app);
 
 }  // namespace gemmlab::cli

@@ -22,18 +22,18 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::optional<double> metric(const KernelProfile *kp, const std::string &key) {
+std::optional<double> metric(const KernelProfile* kp, const std::string& key) {
   if (!kp || !kp->metrics.contains(key) || !kp->metrics[key].is_number()) return std::nullopt;
   return kp->metrics[key].get<double>();
 }
 
 // The prediction (no GPU needed); with `measure`, the kernel's counters, time
 // and ablations beside it.
-int run_explain(const Target &t, bool measure, const std::string &json_path) {
+int run_explain(const Target& t, bool measure, const std::string& json_path) {
   if (!t.kernel.family)
     throw UsageError("explain takes a kernel family (gemmlab kernels lists them), not " + t.kernel.name);
-  const KernelFamily &f = *t.kernel.family;
-  const auto &v = t.kernel.params;
+  const KernelFamily& f = *t.kernel.family;
+  const auto& v = t.kernel.params;
   if (t.problem.op != f.op())
     throw UsageError(f.name() + " is a " + to_string(f.op()) + " family; this is a " + to_string(t.problem.op) +
                      " problem");
@@ -46,9 +46,7 @@ int run_explain(const Target &t, bool measure, const std::string &json_path) {
       dev ? arch_name(dev->cc_major, dev->cc_minor, f.arch_specific()) : arch_name(9, 0, f.arch_specific());
   CompileRequest req{f.name(), f.source(), compile_defines(f, v, aligned_variant(canonical(t.problem))), arch};
   auto res = resources_from_log(compile_cubin(req).log, f.entry());
-  if (res.registers < 0)
-    res = resources_from_log(compile_cubin(req, false).log,
-                             f.entry());  // a built-in binary has no report
+  if (res.registers < 0) res = resources_from_log(compile_cubin(req, false).log, f.entry());  // a built-in binary has no report
   const auto limits = dev ? DeviceLimits::of(*dev) : DeviceLimits::h100();
   const auto pred = predict(f, v, t.problem, limits, res);
 
@@ -69,12 +67,11 @@ int run_explain(const Target &t, bool measure, const std::string &json_path) {
     auto full = make_family_runner(f, v);
     if (!verified(*full, session)) return kExitVerifyFailed;
     try {
-      kp = profile_runner(*full, session,
-                          parse_metrics("registers,global_load_inst,global_async_inst,global_"
-                                        "store_inst,shared_load_inst,"
-                                        "shared_store_inst,fp32_flops,dram_read_bytes,dram_"
-                                        "write_bytes,achieved_occupancy"));
-    } catch (const CountersUnavailable &e) {
+      kp = profile_runner(
+          *full, session,
+          parse_metrics("registers,global_load_inst,global_async_inst,global_store_inst,shared_load_inst,shared_store_"
+                        "inst,fp32_flops,dram_read_bytes,dram_write_bytes,achieved_occupancy"));
+    } catch (const CountersUnavailable& e) {
       counters_why = e.what();
     }
     TimingOptions topts;
@@ -88,7 +85,7 @@ int run_explain(const Target &t, bool measure, const std::string &json_path) {
 
   // Prediction beside measurement.
   struct Row {
-    const char *name;
+    const char* name;
     double predicted;
     std::optional<double> measured;
   };
@@ -97,8 +94,8 @@ int run_explain(const Target &t, bool measure, const std::string &json_path) {
     if (r && w) return *r + *w;
     return std::nullopt;
   };
-  const KernelProfile *k = kp ? &*kp : nullptr;
-  const auto &c = pred.counts;
+  const KernelProfile* k = kp ? &*kp : nullptr;
+  const auto& c = pred.counts;
   std::vector<Row> rows = {
       {"global load inst (LDG)", c.global_load_inst, metric(k, "global_load_inst")},
       {"global async inst (LDGSTS)", c.global_async_inst, metric(k, "global_async_inst")},
@@ -113,7 +110,7 @@ int run_explain(const Target &t, bool measure, const std::string &json_path) {
   };
   std::printf("%-32s %16s %16s %9s\n", "", "predicted", measure ? "measured" : "", measure ? "diff" : "");
   auto table = ojson::array();
-  for (auto &r : rows) {
+  for (auto& r : rows) {
     if (r.predicted < 0 && !r.measured) continue;
     char pv[32], mv[32] = "", dv[32] = "";
     std::snprintf(pv, sizeof pv, r.predicted < 0 ? "n/a" : "%.6g", r.predicted);
@@ -131,12 +128,11 @@ int run_explain(const Target &t, bool measure, const std::string &json_path) {
   }
   out["table"] = table;
   std::printf(
-      "intensity (FLOP/byte): DRAM %.1f, global requests %.1f, shared "
-      "%.1f; %.0f blocks of %d threads, "
-      "%lld B shared each; %d per SM (limited by %s), %.2f waves\n",
+      "intensity (FLOP/byte): DRAM %.1f, global requests %.1f, shared %.1f; %.0f blocks of %d threads, %lld B shared "
+      "each; %d per SM (limited by %s), %.2f waves\n",
       pred.intensity_dram, pred.intensity_global, pred.intensity_shared, pred.blocks, pred.threads,
       pred.shared_per_block, pred.blocks_per_sm, pred.occupancy_limit.c_str(), pred.waves);
-  for (auto &a : c.assumptions) std::printf("assumed: %s\n", a.c_str());
+  for (auto& a : c.assumptions) std::printf("assumed: %s\n", a.c_str());
   if (!counters_why.empty()) {
     std::printf("%s\n", counters_why.c_str());
     out["counters_unavailable"] = counters_why;
@@ -146,15 +142,12 @@ int run_explain(const Target &t, bool measure, const std::string &json_path) {
     // share, overlap aside.
     std::printf("ablations (these runs do NOT compute the product):\n");
     auto abl = ojson::array();
-    for (auto &[name, ms] : times) {
+    for (auto& [name, ms] : times) {
       double share = 100 * (times[0].second - ms) / times[0].second;
       if (name == "full")
         std::printf("  %-12s %9.4f ms\n", name.c_str(), ms);
       else
-        std::printf(
-            "  %-12s %9.4f ms  (the stage left out costs %.1f%% of the "
-            "full time)\n",
-            name.c_str(), ms, share);
+        std::printf("  %-12s %9.4f ms  (the stage left out costs %.1f%% of the full time)\n", name.c_str(), ms, share);
       abl.push_back({{"run", name}, {"median_ms", ms}, {"saved_pct", name == "full" ? ojson(nullptr) : ojson(share)}});
     }
     out["ablations"] = abl;
@@ -166,20 +159,19 @@ int run_explain(const Target &t, bool measure, const std::string &json_path) {
 
 }  // namespace
 
-Command add_explain(CLI::App &app) {
+Command add_explain(CLI::App& app) {
   struct Args {
     TargetArgs target;
     bool measure = false;
     std::string json;
   };
   auto args = std::make_shared<Args>();
-  auto *cmd = app.add_subcommand("explain",
-                                 "the analytic model of one configuration, "
-                                 "beside its counters and ablations");
+  auto* cmd =
+      app.add_subcommand("explain", "the analytic model of one configuration, beside its counters and ablations");
   add_target(cmd, args->target);
   cmd->add_flag("--measure", args->measure, "also run it on GPU 0: counters, time, and the time of each ablation");
   cmd->add_option("--json", args->json, "write prediction and measurement as JSON");
-  return {cmd, [args](const Context &ctx) -> int {
+  return {cmd, [args](const Context& ctx) -> int {
             check_output_path(args->json);
             return run_explain(target_of(args->target, ctx.command_line), args->measure, args->json);
           }};

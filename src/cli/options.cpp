@@ -10,17 +10,17 @@
 
 namespace gemmlab::cli {
 
-std::vector<int64_t> size_option(const std::string &text, Op op) {
+std::vector<int64_t> size_option(const std::string& text, Op op) {
   try {
     return parse_shape(text, op);
-  } catch (const UsageError &e) {
+  } catch (const UsageError& e) {
     throw UsageError(std::string("--size: ") + e.what());
   }
 }
 
-std::vector<std::string> split_list(const std::vector<std::string> &in) {
+std::vector<std::string> split_list(const std::vector<std::string>& in) {
   std::vector<std::string> out;
-  for (auto &s : in) {
+  for (auto& s : in) {
     std::stringstream ss(s);
     std::string item;
     while (std::getline(ss, item, ','))
@@ -29,7 +29,7 @@ std::vector<std::string> split_list(const std::vector<std::string> &in) {
   return out;
 }
 
-void add_target(CLI::App *c, TargetArgs &t) {
+void add_target(CLI::App* c, TargetArgs& t) {
   c->add_option("--kernel", t.kernel, "a kernel family (or cublas for profile)");
   c->add_option("--param", t.params, "the family's parameter point, e.g. block=16x16,vpt=8x8")->delimiter('\0');
   c->add_option("--size", t.size, "S or MxNxK (gemv: S or RxC)");
@@ -43,7 +43,7 @@ void add_target(CLI::App *c, TargetArgs &t) {
   c->add_option("--beta", t.beta, "beta")->default_val(0.0f);
 }
 
-Target target_of(const TargetArgs &a, const std::string &command_line) {
+Target target_of(const TargetArgs& a, const std::string& command_line) {
   if (a.kernel.empty() || a.size.empty()) throw UsageError("give --kernel and --size");
   Target t;
   Op op = parse_op(a.op);
@@ -61,20 +61,20 @@ Target target_of(const TargetArgs &a, const std::string &command_line) {
   return t;
 }
 
-Ceilings known_ceilings(const DeviceInfo &dev) { return cached_ceilings(dev).value_or(Ceilings{}); }
+Ceilings known_ceilings(const DeviceInfo& dev) { return cached_ceilings(dev).value_or(Ceilings{}); }
 
-void write_json(const std::string &path, const nlohmann::ordered_json &j) {
+void write_json(const std::string& path, const nlohmann::ordered_json& j) {
   if (!path.empty()) write_file_atomic(path, j.dump(1) + "\n");
 }
 
-bool verified(GemmRunner &r, ProblemSession &s) {
+bool verified(GemmRunner& r, ProblemSession& s) {
   auto v = s.verify(r);
   if (!v.passed)
     std::fprintf(stderr, "gemmlab: %s failed verification: %s\n", r.name().c_str(), v.first_failure.c_str());
   return v.passed;
 }
 
-std::string runner_label(const KernelSpec &k) {
+std::string runner_label(const KernelSpec& k) {
   return k.family ? k.name + " " + format_params(*k.family, k.params) : k.name;
 }
 

@@ -13,10 +13,10 @@
 namespace gemmlab::cli {
 
 // A --size value (S, MxNxK; gemv S or RxC), its error prefixed with the option.
-std::vector<int64_t> size_option(const std::string &text, Op op);
+std::vector<int64_t> size_option(const std::string& text, Op op);
 // Items of comma-separated values, repeated options flattened, empty items
 // dropped.
-std::vector<std::string> split_list(const std::vector<std::string> &in);
+std::vector<std::string> split_list(const std::vector<std::string>& in);
 
 // One kernel configuration on one problem, as typed.
 struct Target {
@@ -36,17 +36,17 @@ struct TargetArgs {
   uint64_t seed = 1;
   float alpha = 1, beta = 0;
 };
-void add_target(CLI::App *cmd, TargetArgs &t);
-Target target_of(const TargetArgs &a, const std::string &command_line);
+void add_target(CLI::App* cmd, TargetArgs& t);
+Target target_of(const TargetArgs& a, const std::string& command_line);
 
 // Ceilings for the metadata: the cached ones, never a fresh measurement (it
 // would take seconds).
-Ceilings known_ceilings(const DeviceInfo &dev);
+Ceilings known_ceilings(const DeviceInfo& dev);
 // Writes the JSON when a path was given.
-void write_json(const std::string &path, const nlohmann::ordered_json &j);
+void write_json(const std::string& path, const nlohmann::ordered_json& j);
 // Verifies the runner on the session; prints and returns false when it fails.
-bool verified(GemmRunner &r, ProblemSession &s);
+bool verified(GemmRunner& r, ProblemSession& s);
 // "family params" (or the baseline's name).
-std::string runner_label(const KernelSpec &k);
+std::string runner_label(const KernelSpec& k);
 
 }  // namespace gemmlab::cli

@@ -9,18 +9,18 @@
 
 namespace gemmlab::cli {
 
-Command add_plot(CLI::App &app) {
+Command add_plot(CLI::App& app) {
   struct Args {
     std::vector<std::string> files;
     std::string out, title = "gemmlab results", intro;
   };
   auto args = std::make_shared<Args>();
-  auto *cmd = app.add_subcommand("plot", "draw plots and README.md from saved results (no GPU needed)");
+  auto* cmd = app.add_subcommand("plot", "draw plots and README.md from saved results (no GPU needed)");
   cmd->add_option("results", args->files, "results files (bench --json, sweep results.json)")->required();
   cmd->add_option("--out", args->out, "output folder")->required();
   cmd->add_option("--title", args->title, "title of README.md")->default_val("gemmlab results");
   cmd->add_option("--intro", args->intro, "a markdown file to put after the title");
-  return {cmd, [args](const Context &) -> int {
+  return {cmd, [args](const Context&) -> int {
             std::vector<std::filesystem::path> files(args->files.begin(), args->files.end());
             std::string intro;
             if (!args->intro.empty()) {

@@ -24,21 +24,21 @@ using ojson = nlohmann::ordered_json;
 // The counters this GPU offers, then gemmlab's metrics and sets.
 int list_metrics() {
   if (device_count() == 0) throw NoDeviceError();
-  for (auto &m : available_metrics()) std::printf("%s\n", m.c_str());
+  for (auto& m : available_metrics()) std::printf("%s\n", m.c_str());
   std::printf("\ngemmlab metrics (key, nvprof name, counters):\n");
-  for (auto &d : metric_defs()) {
+  for (auto& d : metric_defs()) {
     std::string counters;
-    for (auto &c : d.counters) counters += (counters.empty() ? "" : " ") + c;
+    for (auto& c : d.counters) counters += (counters.empty() ? "" : " ") + c;
     std::printf("  %-28s %-40s %s\n", d.key.c_str(), d.nvprof.c_str(), counters.c_str());
   }
   std::printf("sets:\n");
-  for (auto &s : metric_sets()) std::printf("  %-10s %s\n", s.name.c_str(), s.help.c_str());
+  for (auto& s : metric_sets()) std::printf("  %-10s %s\n", s.name.c_str(), s.help.c_str());
   return kExitOk;
 }
 
 // Counters of the kernel and of cuBLAS (baseline "cublas", or "none").
-int run_profile(const Target &t, const std::string &metrics, const std::string &baseline,
-                const std::string &json_path) {
+int run_profile(const Target& t, const std::string& metrics, const std::string& baseline,
+                const std::string& json_path) {
   auto t0 = std::chrono::steady_clock::now();
   auto defs = parse_metrics(metrics);
   if (baseline != "cublas" && baseline != "none") throw UsageError("--baseline must be cublas or none");
@@ -64,20 +64,18 @@ int run_profile(const Target &t, const std::string &metrics, const std::string &
                 b ? "; baseline: cuBLAS " : "", b ? b->kernel.c_str() : "");
     print_comparison(std::cout, defs, a, b ? &*b : nullptr);
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf(
-        "%d passes per kernel; counters of ours read in %.2f s; the "
-        "whole command took %.2f s\n",
-        a.passes, a.seconds, elapsed);
+    std::printf("%d passes per kernel; counters of ours read in %.2f s; the whole command took %.2f s\n", a.passes,
+                a.seconds, elapsed);
     if (!a.unavailable.empty()) {
       std::string names;
-      for (auto &n : a.unavailable) names += " " + n;
+      for (auto& n : a.unavailable) names += " " + n;
       std::printf("not on this GPU:%s\n", names.c_str());
     }
     out["ours"] = a.to_json();
     if (b) out["baseline"] = b->to_json();
     out["table"] = comparison_json(defs, a, b ? &*b : nullptr);
     out["seconds"] = elapsed;
-  } catch (const CountersUnavailable &e) {
+  } catch (const CountersUnavailable& e) {
     // The static facts still tell something: what the compiler gave the kernel.
     std::printf("%s\nstatic data instead: %s\n", e.what(), ours->details().dump().c_str());
     out["counters_unavailable"] = e.what();
@@ -89,23 +87,22 @@ int run_profile(const Target &t, const std::string &metrics, const std::string &
 
 }  // namespace
 
-Command add_profile(CLI::App &app) {
+Command add_profile(CLI::App& app) {
   struct Args {
     TargetArgs target;
     std::string metrics = "seed000", baseline = "cublas", json;
     bool list_metrics = false;
   };
   auto args = std::make_shared<Args>();
-  auto *cmd = app.add_subcommand("profile",
-                                 "hardware counters of one configuration "
-                                 "beside cuBLAS's (seed 000's Table I)");
+  auto* cmd =
+      app.add_subcommand("profile", "hardware counters of one configuration beside cuBLAS's (seed 000's Table I)");
   cmd->add_flag("--list-metrics", args->list_metrics, "list the counters this GPU offers and gemmlab's metric sets");
   add_target(cmd, args->target);
   cmd->add_option("--metrics", args->metrics, "metric sets, gemmlab metrics or Nsight Compute names")
       ->default_val("seed000");
   cmd->add_option("--baseline", args->baseline, "cublas or none")->default_val("cublas");
   cmd->add_option("--json", args->json, "write the comparison as JSON");
-  return {cmd, [args](const Context &ctx) -> int {
+  return {cmd, [args](const Context& ctx) -> int {
             if (args->list_metrics) return list_metrics();
             check_output_path(args->json);
             return run_profile(target_of(args->target, ctx.command_line), args->metrics, args->baseline, args->json);

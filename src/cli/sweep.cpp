@@ -14,14 +14,14 @@
 
 namespace gemmlab::cli {
 
-Command add_sweep(CLI::App &app) {
+Command add_sweep(CLI::App& app) {
   struct Args {
     std::string file, out, metrics;
     bool fresh = false, worker = false;
     double point_timeout = 300;
   };
   auto args = std::make_shared<Args>();
-  auto *cmd = app.add_subcommand("sweep", "run every point of an experiment file (resumable, each point isolated)");
+  auto* cmd = app.add_subcommand("sweep", "run every point of an experiment file (resumable, each point isolated)");
   cmd->add_option("file", args->file, "the experiment (JSON; see docs/experiments.md)")->required();
   cmd->add_option("--out", args->out, "output folder (default: results/<experiment name>)");
   cmd->add_flag("--fresh", args->fresh, "discard earlier results in the folder instead of resuming");
@@ -31,7 +31,7 @@ Command add_sweep(CLI::App &app) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--worker", args->worker, "internal: run points in this process")->group("");
   cmd->add_option("--metrics", args->metrics, "hardware counters per point (as bench --metrics)");
-  return {cmd, [args](const Context &ctx) -> int {
+  return {cmd, [args](const Context& ctx) -> int {
             SweepOptions so;
             so.file = args->file;
             so.fresh = args->fresh;
@@ -44,10 +44,9 @@ Command add_sweep(CLI::App &app) {
                                        : std::filesystem::path(args->out);
             if (args->worker) return sweep_worker(so);
             auto s = run_sweep(so, std::cout);
-            std::printf(
-                "%d points: %d ok, %d failed verification, %d invalid, "
-                "%d unsupported, %d errors -> %s\n",
-                s.points, s.ok, s.failed, s.invalid, s.unsupported, s.errors, (so.out / "results.json").c_str());
+            std::printf("%d points: %d ok, %d failed verification, %d invalid, %d unsupported, %d errors -> %s\n",
+                        s.points, s.ok, s.failed, s.invalid, s.unsupported, s.errors,
+                        (so.out / "results.json").c_str());
             return s.failed ? kExitVerifyFailed : kExitOk;
           }};
 }
