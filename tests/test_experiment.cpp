@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_helpers.hpp"
 #include "gemmlab/error.hpp"
 #include "experiment/experiment.hpp"
@@ -293,6 +295,29 @@ TEST(Tuning, BuiltinTableIsValidAndChoosesPerClass) {
   EXPECT_EQ(t.best("any", "sm_90", "", normalized(Problem::square(2049)), true)->family, "warptiled");
   // Another architecture has no table: the family defaults.
   EXPECT_EQ(tuned_params("warptiled", normalized(Problem::square(4096)), "any", "sm_75", TuningDb()).source, "defaults");
+}
+
+// A family that does not take a layout shows "-", not a failure; a real failure is listed in full.
+TEST(Plot, NotApplicableIsADashAndFailuresAreListedInFull) {
+  auto dir = scratch("plot-status");
+  auto src = fs::path(GEMMLAB_SOURCE_DIR);
+  auto results = nlohmann::json::parse(*read_file(src / "results/h100/report/gemv/results.json"));
+  const std::string failure = "failed verification: element (17, 0) is 3.5, float64 says 2.25 (max_err 0.36 over 1.2e-05)";
+  int unsupported = 0;
+  for (auto& r : results["results"]) unsupported += r["status"].get<std::string>().rfind("unsupported", 0) == 0;
+  ASSERT_GT(unsupported, 0) << "the sample has no unsupported layout: the test would prove nothing";
+  results["results"][0]["status"] = failure;
+  std::ofstream(dir / "gemv.json") << results.dump();
+  auto r = run_cli("plot " + (dir / "gemv.json").string() + " --out " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto md = *read_file(dir / "README.md");
+  EXPECT_NE(md.find("| - |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| unsupported"), std::string::npos) << md;
+  EXPECT_EQ(md.find("not ok"), std::string::npos) << md;
+  EXPECT_NE(md.find("**1 run(s) failed:**"), std::string::npos) << md;
+  EXPECT_NE(md.find(failure), std::string::npos) << md;
+  EXPECT_NE(md.find(std::to_string(unsupported) + " point(s) do not apply"), std::string::npos) << md;
+  fs::remove_all(dir);
 }
 
 TEST(Plot, RedrawsTheCommittedSampleWithoutAGpu) {

@@ -372,6 +372,27 @@ def fmt(v, digits=1):
     return str(v)
 
 
+def not_applicable(r):
+    """A point the kernel does not take (a layout or size it does not support, parameters outside its
+    constraints): shown as "-", not a failure."""
+    return r.get("status", "").startswith(("unsupported", "invalid"))
+
+
+def status_notes(rows):
+    """Markdown lines under a table: each real failure in full, then how many points did not apply."""
+    md = []
+    fails = [r for r in rows if r.get("status") != "ok" and not not_applicable(r)]
+    if fails:
+        md += ["**%d run(s) failed:**" % len(fails), ""]
+        md += ["- %s %s %s: %s" % (label_of(r), params_of(r), size_of(r), r.get("status", "")) for r in fails]
+        md += [""]
+    skipped = [r for r in rows if not_applicable(r)]
+    if skipped:
+        md += ["%d point(s) do not apply (\"-\" in a table by size, the rule in a flat one): a layout or size the "
+               "kernel does not take, or parameters outside its constraints." % len(skipped), ""]
+    return md
+
+
 def table(rows, gemv):
     """Markdown rows: a pivot (sizes x kernels) when there are many sizes and few kernels, else flat."""
     metric = "gbps" if gemv else "gflops"
@@ -390,8 +411,10 @@ def table(rows, gemv):
                 r = cell.get((s, n))
                 if r is None:
                     out.append("")
+                elif not_applicable(r):
+                    out.append("-")
                 elif r.get("status") != "ok":
-                    out.append(r.get("status", "")[:30])
+                    out.append("**%s**" % r.get("status", "").split(":")[0])
                 else:
                     out.append("%.0f (%.2f)" % (r[metric], r.get("x_cublas", 0)))
             lines.append("| %s | %s |" % (s, " | ".join(out)))
@@ -485,9 +508,7 @@ def main():
                 part = [r for r in rows if r.get("op", "gemm") == op]
                 if part:
                     md += [table(part, op == "gemv"), ""]
-        fails = [r for r in rows if r.get("status") not in ("ok",)]
-        if fails:
-            md += ["%d row(s) are not ok: %s" % (len(fails), "; ".join(sorted({r["status"][:80] for r in fails}))), ""]
+        md += status_notes(rows)
     with open(os.path.join(a.out, "README.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("gemmlab plot: %d plots and README.md in %s" % (drawn, a.out))
