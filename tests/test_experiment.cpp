@@ -345,3 +345,26 @@ TEST(Plot, RedrawsTheCommittedSampleWithoutAGpu) {
   EXPECT_NE(r.out.find("not a gemmlab results file"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
+
+// The report's overhead line: the library's own time is never negative, and a difference within
+// the noise is said to be one.
+TEST(Report, CallOverheadIsNeverNegative) {
+  auto shape = [](double lib, double bare, double spread) {
+    const double own = lib - bare;
+    return nlohmann::json{{"shape", "256x256x256 row NN"},
+                          {"choice", "warptiled tile=64x64x16"},
+                          {"launches", 1},
+                          {"gemmlab", {{"median_us", lib}, {"q1_us", lib - spread / 2}, {"q3_us", lib + spread / 2}}},
+                          {"bare_launches", {{"median_us", bare}, {"q1_us", bare}, {"q3_us", bare}}},
+                          {"cublas", {{"median_us", 3.0}}},
+                          {"gemmlab_own_us", std::max(0.0, own)},
+                          {"noise_us", spread},
+                          {"within_noise", std::abs(own) <= spread}};
+  };
+  auto below = describe_call_overhead({{"shapes", {shape(7.39, 7.54, 0.3)}}});
+  EXPECT_EQ(below.find("-0."), std::string::npos) << below;
+  EXPECT_NE(below.find("no difference beyond the noise (±0.30 µs)"), std::string::npos) << below;
+  auto above = describe_call_overhead({{"shapes", {shape(9.0, 7.5, 0.2)}}});
+  EXPECT_NE(above.find("1.50 µs of its own (noise ±0.20 µs)"), std::string::npos) << above;
+  EXPECT_NE(above.find("its 1 launch alone 7.50 µs"), std::string::npos) << above;
+}

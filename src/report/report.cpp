@@ -15,6 +15,8 @@
 #include "gemmlab/error.hpp"
 #include "common/files.hpp"
 #include "gemmlab/gemmlab.hpp"
+#include "kernels/family.hpp"
+#include "launch/launcher.hpp"
 #include "launch/runner.hpp"
 #include "sweep/sweep.hpp"
 #include "timing/timing.hpp"
@@ -117,53 +119,142 @@ std::vector<std::pair<std::string, json>> report_experiments(bool quick) {
   return out;
 }
 
-json measure_call_overhead() {
-  Problem p = normalized(Problem::square(256));
-  float *a = nullptr, *b = nullptr, *c = nullptr;
-  size_t bytes = size_t(p.m * p.k) * sizeof(float);
-  GEMMLAB_CUDA(cudaMalloc(&a, bytes));
-  GEMMLAB_CUDA(cudaMalloc(&b, bytes));
-  GEMMLAB_CUDA(cudaMalloc(&c, bytes));
-  cudaStream_t stream;
-  GEMMLAB_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  fill_random(a, stored_a(p), Distribution::uniform, 1, stream);
-  fill_random(b, stored_b(p), Distribution::uniform, 2, stream);
-  json out = {{"shape", "256x256x256 row NN"},
-              {"method", "host time of 100 back-to-back calls on one stream, per call; median of 30 batches, after "
-                         "the first call; the GPU is synchronised between batches, outside the timed part"}};
-  auto runners = std::vector<std::unique_ptr<GemmRunner>>();
-  runners.push_back(make_library_runner());
-  runners.push_back(make_cublas_runner(Precision::fp32));
-  auto per_call_us = [&](const std::function<void()>& call) {
-    call();
-    GEMMLAB_CUDA(cudaStreamSynchronize(stream));
-    std::vector<double> per_call;
-    for (int batch = 0; batch < 30; ++batch) {
+namespace {
+
+// Host time per call of `call` (µs): 30 batches of 100 back-to-back calls on one stream, the GPU
+// synchronised between batches outside the timed part; each entry of `calls` measured in turn per
+// batch, so that a drift of the host's speed touches all alike. Median and quartiles per entry.
+std::vector<json> per_call_us(const std::vector<std::function<void()>>& calls, cudaStream_t stream) {
+  std::vector<std::vector<double>> samples(calls.size());
+  for (auto& call : calls) call();
+  GEMMLAB_CUDA(cudaStreamSynchronize(stream));
+  for (int batch = 0; batch < 30; ++batch)
+    for (size_t i = 0; i < calls.size(); ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < 100; ++i) call();
+      for (int n = 0; n < 100; ++n) calls[i]();
       auto t1 = std::chrono::steady_clock::now();
-      per_call.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / 100);
+      samples[i].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / 100);
       GEMMLAB_CUDA(cudaStreamSynchronize(stream));
     }
-    std::sort(per_call.begin(), per_call.end());
-    return per_call[per_call.size() / 2];
-  };
-  for (auto& r : runners) {
-    r->prepare(p);
-    out[r->name() + "_us"] = per_call_us([&] { r->run(p, {a, b, c}, stream); });
+  std::vector<json> out;
+  for (auto& s : samples) {
+    std::sort(s.begin(), s.end());
+    out.push_back({{"median_us", s[s.size() / 2]}, {"q1_us", s[s.size() / 4]}, {"q3_us", s[3 * s.size() / 4]}});
   }
-  // What any kernel launch costs here: the part of a call that is not gemmlab's.
-  out["empty_launch_us"] = per_call_us([&] { launch_spin(stream, 0); });
-  // A split-K plan launches its reduce kernel too: each launch costs the empty one's time.
-  auto choice = choose(p);
-  auto at = choice.params.find("splitk=");
-  const int launches = at != std::string::npos && std::atoi(choice.params.c_str() + at + 7) > 1 ? 2 : 1;
-  out["gemmlab_choice"] = choice.family + " " + choice.params;
-  out["gemmlab_launches"] = launches;
-  out["gemmlab_dispatch_us"] = out["gemmlab_us"].get<double>() - launches * out["empty_launch_us"].get<double>();
-  cudaStreamDestroy(stream);
-  for (float* x : {a, b, c}) cudaFree(x);
   return out;
+}
+
+// Kernel launches of one enqueue of `call` on `stream`: the kernel nodes of its capture.
+int launches_of(const std::function<void()>& call, cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  GEMMLAB_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    call();
+  } catch (...) {
+    cudaStreamEndCapture(stream, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  GEMMLAB_CUDA(cudaStreamEndCapture(stream, &graph));
+  size_t n = 0;
+  GEMMLAB_CUDA(cudaGraphGetNodes(graph, nullptr, &n));
+  std::vector<cudaGraphNode_t> nodes(n);
+  GEMMLAB_CUDA(cudaGraphGetNodes(graph, nodes.data(), &n));
+  int kernels = 0;
+  for (auto node : nodes) {
+    cudaGraphNodeType type;
+    GEMMLAB_CUDA(cudaGraphNodeGetType(node, &type));
+    kernels += type == cudaGraphNodeTypeKernel;
+  }
+  cudaGraphDestroy(graph);
+  return kernels;
+}
+
+}  // namespace
+
+json measure_call_overhead() {
+  cudaStream_t stream;
+  GEMMLAB_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  // The small problem, then the first candidate whose plan splits K (a workspace, two launches).
+  std::vector<Problem> shapes = {normalized(Problem::square(256))};
+  for (auto d : {std::vector<int64_t>{64, 64, 16384}, {128, 128, 32768}, {96, 96, 60000}}) {
+    Problem p = normalized(problem_of_shape(Op::gemm, d, Layout::row_major, Trans::no, Trans::no));
+    if (choose(p).workspace_bytes > 0) {
+      shapes.push_back(p);
+      break;
+    }
+  }
+  json out = {{"method",
+               "host time per call, median (and quartiles) of 30 batches of 100 back-to-back calls on one stream, "
+               "after the first call; the library call and the same plan's launches made directly alternate batch "
+               "by batch; launches counted from a stream capture of one call"},
+              {"shapes", json::array()}};
+  auto cublas = make_cublas_runner(Precision::fp32);
+  for (const Problem& p : shapes) {
+    const size_t bytes = std::max({stored_a(p).elements(), stored_b(p).elements(), stored_c(p).elements()}) * 4;
+    float *a = nullptr, *b = nullptr, *c = nullptr;
+    GEMMLAB_CUDA(cudaMalloc(&a, bytes));
+    GEMMLAB_CUDA(cudaMalloc(&b, bytes));
+    GEMMLAB_CUDA(cudaMalloc(&c, bytes));
+    fill_random(a, stored_a(p), Distribution::uniform, 1, stream);
+    fill_random(b, stored_b(p), Distribution::uniform, 2, stream);
+    const Choice choice = choose(p);
+    const KernelFamily& family = *find_family(choice.family);
+    FamilyLauncher bare(family, parse_params(family, choice.params));
+    LaunchPlan plan = bare.plan(p, a, b, c, /*shared_buffers=*/true, /*whole_alignment=*/true);
+    std::vector<std::function<void()>> calls = {
+        [&] {
+          sgemm(p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k, 1.0f, a, p.lda, b, p.ldb, 0.0f, c, p.ldc, stream);
+        },
+        [&] { launch(plan, a, b, c, 1.0f, 0.0f, stream); }};
+    cublas->prepare(p);
+    calls.push_back([&] { cublas->run(p, {a, b, c}, stream); });
+    auto t = per_call_us(calls, stream);
+    json shape = {{"shape", describe(p)},
+                  {"choice", choice.family + " " + choice.params},
+                  {"workspace_bytes", choice.workspace_bytes},
+                  {"launches", launches_of(calls[1], stream)},
+                  {"gemmlab", t[0]},
+                  {"bare_launches", t[1]},
+                  {"cublas", t[2]}};
+    // gemmlab's own time: what the call costs above its launches. The spread of either
+    // measurement is the noise it is judged against.
+    const double own = t[0]["median_us"].get<double>() - t[1]["median_us"].get<double>();
+    const double noise = std::max(t[0]["q3_us"].get<double>() - t[0]["q1_us"].get<double>(),
+                                  t[1]["q3_us"].get<double>() - t[1]["q1_us"].get<double>());
+    shape["gemmlab_own_us"] = std::max(0.0, own);
+    shape["noise_us"] = noise;
+    shape["within_noise"] = std::abs(own) <= noise;
+    out["shapes"].push_back(shape);
+    GEMMLAB_CUDA(cudaStreamSynchronize(stream));
+    for (float* x : {a, b, c}) cudaFree(x);
+  }
+  cudaStreamDestroy(stream);
+  return out;
+}
+
+std::string describe_call_overhead(const json& overhead) {
+  std::string text = "**Library host overhead** (gemmlab::sgemm after the first call, against the same kernel launches "
+                     "made directly; library-overhead.json):";
+  char line[512];
+  for (auto& s : overhead.at("shapes")) {
+    const double lib = s["gemmlab"]["median_us"], bare = s["bare_launches"]["median_us"];
+    const double own = s["gemmlab_own_us"], noise = s["noise_us"];
+    std::string verdict;
+    if (s["within_noise"].get<bool>()) {
+      std::snprintf(line, sizeof line, "no difference beyond the noise (±%.2f µs)", noise);
+      verdict = line;
+    } else {
+      std::snprintf(line, sizeof line, "%.2f µs of its own (noise ±%.2f µs)", own, noise);
+      verdict = line;
+    }
+    const int launches = s["launches"];
+    std::snprintf(line, sizeof line, "\n- %s (%s): %.2f µs per call, its %d launch%s alone %.2f µs: %s; cublasSgemm %.2f µs.",
+                  s["shape"].get<std::string>().c_str(), s["choice"].get<std::string>().c_str(), lib, launches,
+                  launches == 1 ? "" : "es", bare, verdict.c_str(), s["cublas"]["median_us"].get<double>());
+    text += line;
+  }
+  return text + "\n";
 }
 
 bool run_report(const ReportOptions& o, std::ostream& progress) {
@@ -231,20 +322,12 @@ bool run_report(const ReportOptions& o, std::ostream& progress) {
   write_file_atomic(o.out / "library-overhead.json", overhead.dump(1) + "\n");
 
   double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
-  char line[768];
+  char line[512];
   std::snprintf(line, sizeof line,
                 "Made by `%s` in %.1f minutes%s. Each section below is an experiment run as a sweep; its "
-                "results (JSON, CSV) are in the folder of its name, and `gemmlab plot` redraws everything from them.\n\n"
-                "**Library host overhead** (gemmlab::sgemm, %s, after the first call): %.2f µs per call, of which "
-                "%.2f µs are its %d kernel launch(es) (an empty kernel's launch: %.2f µs) and %.2f µs gemmlab's "
-                "dispatch; cublasSgemm %.2f µs in the same run (library-overhead.json).\n",
-                o.command_line.c_str(), minutes, o.quick ? " (--quick)" : "", overhead["shape"].get<std::string>().c_str(),
-                overhead.value("gemmlab_us", 0.0),
-                overhead.value("gemmlab_launches", 1) * overhead.value("empty_launch_us", 0.0),
-                overhead.value("gemmlab_launches", 1), overhead.value("empty_launch_us", 0.0),
-                overhead.value("gemmlab_dispatch_us", 0.0),
-                overhead.value("cublas_us", 0.0));
-  std::string intro = line;
+                "results (JSON, CSV) are in the folder of its name, and `gemmlab plot` redraws everything from them.\n\n",
+                o.command_line.c_str(), minutes, o.quick ? " (--quick)" : "");
+  std::string intro = line + describe_call_overhead(overhead);
   if (!notes.empty()) intro += "\n**Not clean:**\n" + notes;
   std::string gpu = "GPU 0";
   if (auto text = read_file(results.front()))

@@ -31,8 +31,14 @@ std::vector<std::pair<std::string, nlohmann::json>> report_experiments(bool quic
 // kernel failed verification.
 bool run_report(const ReportOptions& o, std::ostream& progress);
 
-// Host time of one gemmlab::sgemm call and one cublasSgemm call on a small problem (µs, median of
-// batches), measured after the first call.
+// The library's host time per call against the same kernel launches made directly (the plan the
+// library would take, launched without it), after the first call: a small problem (one launch)
+// and one whose plan needs a workspace (split-K: the kernel and its reduce), cublasSgemm beside
+// them. Per shape: median and interquartile range of 30 batches of 100 calls (µs per call), the
+// launches a call makes, gemmlab's own time (the difference) and whether it is within the noise.
 nlohmann::json measure_call_overhead();
+// The report's line about it: the library's own time is never negative; a difference within the
+// noise says so.
+std::string describe_call_overhead(const nlohmann::json& overhead);
 
 }  // namespace gemmlab
