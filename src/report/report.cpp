@@ -14,11 +14,13 @@
 #include "problem/data.hpp"
 #include "gemmlab/error.hpp"
 #include "common/files.hpp"
+#include "device/device.hpp"
 #include "gemmlab/gemmlab.hpp"
 #include "kernels/family.hpp"
 #include "launch/launcher.hpp"
 #include "launch/runner.hpp"
 #include "sweep/sweep.hpp"
+#include "timing/ceilings.hpp"
 #include "timing/timing.hpp"
 
 extern char** environ;
@@ -319,6 +321,11 @@ bool run_report(const ReportOptions& o, std::ostream& progress) {
 
   progress << "== library host overhead\n" << std::flush;
   auto overhead = measure_call_overhead();
+  {
+    const auto dev = query_device(0);
+    overhead["metadata"] = run_metadata(dev, cached_ceilings(dev).value_or(Ceilings{}), TimingOptions{},
+                                        Distribution::uniform, 1, o.command_line);
+  }
   write_file_atomic(o.out / "library-overhead.json", overhead.dump(1) + "\n");
 
   double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;
