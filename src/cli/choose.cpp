@@ -5,6 +5,7 @@
 #include "device/device.hpp"
 #include "gemmlab/error.hpp"
 #include "gemmlab/gemmlab.hpp"
+#include "tune/tuning.hpp"
 
 namespace gemmlab::cli {
 
@@ -30,6 +31,13 @@ Command add_choose(CLI::App& app) {
             auto c = choose(p, mode);
             std::printf("%s %s: %s %s (%s); workspace %zu bytes; %s\n", describe(p).c_str(), to_string(mode).c_str(),
                         c.family.c_str(), c.params.c_str(), c.source.c_str(), c.workspace_bytes, c.why.c_str());
+            // The one input of a choice that depends on the process's environment ($GEMMLAB_TUNING_DB,
+            // $GEMMLAB_CACHE_DIR, $XDG_CACHE_HOME, $HOME): two programs that read different databases
+            // may choose differently.
+            const auto db_path = default_tuning_db();
+            const auto db = TuningDb::load(db_path);
+            std::printf("tuning database: %s (%zu entries%s)\n", db_path.c_str(), db.entries().size(),
+                        db.problem().empty() ? "" : (", " + db.problem()).c_str());
             return kExitOk;
           }};
 }
