@@ -195,7 +195,7 @@ class Library {
     if (plan->bytes()) GEMMLAB_CUDA(cudaStreamGetCaptureInfo(stream, &capturing, nullptr, &graph));
     const bool captured = capturing == cudaStreamCaptureStatusActive;
     auto provided = [&](Plan& p) {
-      return !p.bytes() || (captured ? provide_graph(graph, p) : provide(key.stream, *ws, p));
+      return !p.bytes() || (captured ? provide_graph(graph, *ws, p) : provide(key.stream, *ws, p));
     };
     if (!provided(*plan)) {
       {
@@ -332,12 +332,13 @@ class Library {
     return true;
   }
 
-  // A workspace for one captured call, which the graph being captured owns (see GraphBuffer).
-  bool provide_graph(cudaGraph_t graph, Plan& plan) {
+  // A workspace for one captured call, which the graph being captured owns (see GraphBuffer). The
+  // capturing stream's lock is held: its own workspace is not one to take.
+  bool provide_graph(cudaGraph_t graph, const StreamWorkspace& ws, Plan& plan) {
     RelaxedCapture relaxed;
     free_orphans();
     const uint64_t key = kGraphKey | ++graph_buffers_;
-    if (!reserve(key, plan.bytes(), nullptr)) return false;
+    if (!reserve(key, plan.bytes(), &ws)) return false;
     float* f = nullptr;
     unsigned* c = nullptr;
     if (!allocate(plan.float_bytes + plan.counter_bytes, 0, f, c)) {
