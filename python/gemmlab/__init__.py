@@ -19,12 +19,14 @@ commit = _gemmlab.commit
 try:  # PyTorch's tensors take a fast path that reads their fields directly.
     import torch as _torch
     _Tensor, _float32 = _torch.Tensor, _torch.float32
+    _PLAIN = (_Tensor, _torch.nn.Parameter)  # tensors whose fields are their memory's
     # The current stream as an int without building a Stream object (a few microseconds a call);
     # the public call where a PyTorch lacks it.
     _raw_stream = getattr(_torch._C, "_cuda_getCurrentRawStream", None) or (
         lambda index: _torch.cuda.current_stream(index).cuda_stream)
 except ImportError:  # pragma: no cover - torch is optional
     _torch = _Tensor = _float32 = _raw_stream = None
+    _PLAIN = ()
 
 _MODES = ("strict_fp32", "tensor_fp32", "tf32")
 
@@ -52,7 +54,7 @@ def _stream_handle(stream, arrays):
 
 def _view(x):
     """A torch CUDA float32 tensor as a View; anything else as it is (read by the native part)."""
-    if type(x) is _Tensor and x.is_cuda and x.dtype is _float32:
+    if type(x) in _PLAIN and x.is_cuda and x.dtype is _float32:
         if x.dim() == 2:
             r, c = x.shape
             s0, s1 = x.stride()
@@ -91,6 +93,20 @@ def matmul(a, b, *, mode="strict_fp32", out=None, alpha=1.0, beta=0.0, stream=No
     """out = alpha * a @ b + beta * out for float32 CUDA matrices a (m x k) and b (k x n).
 
     Without out= a new m x n array of a's kind is returned (beta must then be 0)."""
+    # PyTorch tensors: their fields straight to the native call (the library checks the rest).
+    if (type(a) in _PLAIN and type(b) in _PLAIN and a.dtype is _float32 and b.dtype is _float32
+            and a.ndim == 2 and b.ndim == 2 and stream is None):
+        if out is None:
+            if beta != 0.0:
+                raise ValueError("gemmlab.matmul: beta != 0 reads out; pass out=")
+            out = a.new_empty((a.shape[0], b.shape[1]))
+        if type(out) in _PLAIN and out.dtype is _float32 and out.ndim == 2:
+            device = a.get_device()
+            _gemmlab.matmul_fields(a.data_ptr(), *a.shape, *a.stride(), device,
+                                   b.data_ptr(), *b.shape, *b.stride(), b.get_device(),
+                                   out.data_ptr(), *out.shape, *out.stride(), out.get_device(),
+                                   mode, alpha, beta, _raw_stream(device) if device >= 0 else 0)
+            return out
     _check_mode(mode, "matmul")
     if out is None:
         if beta != 0.0:
@@ -105,11 +121,13 @@ def matmul(a, b, *, mode="strict_fp32", out=None, alpha=1.0, beta=0.0, stream=No
     return out
 
 
-def matvec(a, x, *, out=None, alpha=1.0, beta=0.0, stream=None):
+def matvec(a, x, *, mode="strict_fp32", out=None, alpha=1.0, beta=0.0, stream=None):
     """out = alpha * a @ x + beta * out for a float32 CUDA matrix a (m x n) and vector x (n,).
 
-    Vectors may have any positive stride; a may be row- or column-major. Computed in FP32 (GEMV
-    is bound by memory: every mode would read the same bytes)."""
+    Vectors may have any positive stride; a may be row- or column-major. `mode` takes matmul's
+    names; every mode computes in FP32 on the CUDA cores (GEMV is bound by memory: the tensor
+    cores would read the same bytes)."""
+    _check_mode(mode, "matvec")
     if out is None:
         if beta != 0.0:
             raise ValueError("gemmlab.matvec: beta != 0 reads out; pass out=")
@@ -117,7 +135,7 @@ def matvec(a, x, *, out=None, alpha=1.0, beta=0.0, stream=None):
         if len(sa) != 2:
             raise ValueError(f"gemmlab.matvec: a is {len(sa)}-D: matvec takes a matrix and a vector")
         out = _empty(a, (sa[0],), "matvec")
-    _gemmlab.matvec(_view(a), _view(x), _view(out), float(alpha), float(beta), _stream_handle(stream, (a, x)))
+    _gemmlab.matvec(_view(a), _view(x), _view(out), mode, float(alpha), float(beta), _stream_handle(stream, (a, x)))
     return out
 
 
@@ -129,3 +147,5 @@ def choose(m, n, k, *, mode="strict_fp32", trans_a=False, trans_b=False):
 
 
 __all__ = ["matmul", "matvec", "choose", "version", "__version__"]
+# Submodules, imported on demand: gemmlab.torch (PyTorch operators and the switch for torch.mm and
+# nn.Linear), gemmlab.jax (an XLA FFI call for jax.jit).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -9,6 +10,8 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
+
+#include <nvtx3/nvToolsExt.h>
 
 #include "compile/compile.hpp"
 #include "device/device.hpp"
@@ -71,6 +74,36 @@ class RelaxedCapture {
   cudaStreamCaptureMode old_ = cudaStreamCaptureModeRelaxed;
 };
 
+// Each call is an NVTX range in the domain "gemmlab" named by its plan (Plan::range), so a
+// timeline (nsys) shows which kernel ran for which call. Without a tool attached a push is a call
+// through NVTX's no-op table; GEMMLAB_NVTX=0 skips even that.
+class CallRange {
+ public:
+  explicit CallRange(const std::string& name) {
+    static const nvtxDomainHandle_t domain = enabled() ? nvtxDomainCreateA("gemmlab") : nullptr;
+    if (!domain) return;
+    nvtxEventAttributes_t e{};
+    e.version = NVTX_VERSION;
+    e.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    e.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    e.message.ascii = name.c_str();
+    nvtxDomainRangePushEx(domain, &e);
+    domain_ = domain;
+  }
+  ~CallRange() {
+    if (domain_) nvtxDomainRangePop(domain_);
+  }
+  CallRange(const CallRange&) = delete;
+  CallRange& operator=(const CallRange&) = delete;
+
+ private:
+  static bool enabled() {
+    const char* v = std::getenv("GEMMLAB_NVTX");
+    return !v || std::string(v) != "0";
+  }
+  nvtxDomainHandle_t domain_ = nullptr;
+};
+
 void zero_aside(void* p, size_t bytes) {
   cudaStream_t s = nullptr;
   GEMMLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -90,6 +123,7 @@ struct Plan {
   LaunchPlan plan;
   bool swap = false;
   std::string what;        // for messages
+  std::string range;       // the NVTX range of its calls: operation, shape, mode, kernel configuration
   size_t float_bytes = 0;  // split-K + packed + staged
   size_t counter_bytes = 0;
   uint64_t bound = 0;      // the workspace generation the plan's pointers point into (0: none yet)
@@ -206,6 +240,7 @@ class Library {
       // make_plan's promise: a fallback needs no workspace.
       if (!provided(*plan)) throw RuntimeError(plan->what + ": no workspace to be had, and its fallback needs one");
     }
+    CallRange range(plan->range);
     launch(plan->plan, plan->swap ? b : a, plan->swap ? a : b, c, alpha, beta, stream);
     if (plan->bytes() && !captured) GEMMLAB_CUDA(cudaEventRecord(ws->last_use, stream));
   }
@@ -458,19 +493,22 @@ class Library {
       return launcher(*find_family(ch.family), ch.params)
           .plan(d.problem, owned->swap ? b : a, owned->swap ? a : b, c, /*shared_buffers=*/false, /*whole_alignment=*/true);
     };
-    owned->plan = plan_of(d.choice);
+    Choice ch = d.choice;
+    owned->plan = plan_of(ch);
     // The model assumes aligned operands: one at an odd address is staged or packed in a workspace.
     // Without one: a GEMV in one split (its reduction in the block), a GEMM on its family's
     // defaults (warptiled: no split, operands read as given).
     const auto& lp = owned->plan;
     if (no_workspace && (lp.workspace_floats || lp.counter_count || lp.packed.floats() || lp.tma.staged_floats())) {
-      Choice ch = d.choice;
       if (d.problem.op == Op::gemv) ch.params = unsplit_gemv(ch.family, ch.params);
       else ch = table_choice(device, p, "no workspace to be had", false, /*defaults_only=*/true);
       owned->plan = plan_of(ch);
     }
     const auto& plan = owned->plan;
     owned->what = "sgemm " + describe(p);
+    owned->range = (p.op == Op::gemm ? "sgemm " : "s") + describe(p) + " " + to_string(math) + ": " +
+                   (d.route == Route::gemm ? "" : "as " + describe(d.problem) + ", ") + ch.family + " " + ch.params +
+                   (no_workspace ? " (no workspace)" : "");
     owned->float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float)) +
                          round_up(plan.tma.staged_floats() * sizeof(float));
     owned->counter_bytes = plan.counter_count * sizeof(unsigned);

@@ -6,7 +6,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <dlpack/dlpack.h>
+// The distribution's dlpack/dlpack.h, or the copy inside an installed PyTorch (ATen/dlpack.h):
+// cmake/python.cmake says which.
+#include GEMMLAB_DLPACK_HEADER
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +24,9 @@ namespace py = pybind11;
 namespace gemmlab {
 const char* build_commit();
 }
+#ifdef GEMMLAB_JAX_FFI
+void* gemmlab_jax_matmul_handler();  // jax_ffi.cpp
+#endif
 
 namespace {
 
@@ -150,7 +155,7 @@ gemmlab::MathMode math_of(const std::string& mode) {
   if (mode == "strict_fp32") return gemmlab::MathMode::strict_fp32;
   if (mode == "tensor_fp32") return gemmlab::MathMode::tensor_fp32;
   if (mode == "tf32") return gemmlab::MathMode::tf32;
-  refuse("mode '" + mode + "' is not strict_fp32, tensor_fp32 or tf32");
+  refuse("mode '" + mode + "' is not one of strict_fp32, tensor_fp32, tf32");
 }
 
 // Runs on the arrays' GPU, the caller's current device restored afterwards.
@@ -179,40 +184,59 @@ void named(const char* function, Call call) {
   }
 }
 
+// out = alpha a b + beta out on the arrays' GPU (their devices checked here: a CPU array is device -1).
+void matmul_views(View a, View b, View c, gemmlab::MathMode math, float alpha, float beta, uintptr_t stream) {
+  if (a.dims != 2 || b.dims != 2)
+    refuse(std::string(a.dims != 2 ? "a" : "b") + " is 1-D: matmul takes matrices (gemmlab.matvec takes a vector)");
+  if (c.dims != 2) refuse("out is 1-D: matmul writes a matrix");
+  for (auto [v, n] : {std::pair{&a, "a"}, std::pair{&b, "b"}, std::pair{&c, "out"}})
+    if (v->device < 0) refuse(std::string(n) + " is on the CPU: gemmlab takes CUDA arrays (torch: .cuda(); numpy: cupy.asarray)");
+  if (a.cols != b.rows)
+    refuse("a is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " and b is " + std::to_string(b.rows) +
+           "x" + std::to_string(b.cols) + ": a's columns must equal b's rows");
+  if (c.rows != a.rows || c.cols != b.cols)
+    refuse("out is " + std::to_string(c.rows) + "x" + std::to_string(c.cols) + ", the product is " +
+           std::to_string(a.rows) + "x" + std::to_string(b.cols));
+  same_device(a, b, "a", "b");
+  same_device(a, c, "a", "out");
+  no_overlap(c, a, "a");
+  no_overlap(c, b, "b");
+  if (c.rows == 0 || c.cols == 0) return;
+  if (a.cols == 0) refuse("a has no columns (K = 0)");
+  // A column-major out is written as its row-major transpose: Cᵀ = Bᵀ·Aᵀ.
+  const bool c_row_major = (c.col_stride == 1 || c.cols <= 1) && (c.rows <= 1 || c.row_stride >= c.cols);
+  if (!c_row_major) std::swap(a, b), a = a.transposed(), b = b.transposed(), c = c.transposed();
+  const Operand oa = operand(a, "a"), ob = operand(b, "b"), oc = operand(c, "out");
+  if (oc.trans == gemmlab::Trans::yes) refuse("out must be row- or column-major");
+  OnDevice on(a.device);
+  gemmlab::sgemm(gemmlab::Layout::row_major, oa.trans, ob.trans, c.rows, c.cols, a.cols, alpha, oa.data, oa.ld,
+                 ob.data, ob.ld, beta, const_cast<float*>(oc.data), oc.ld, reinterpret_cast<cudaStream_t>(stream), math);
+}
+
 void matmul(py::handle a_obj, py::handle b_obj, py::handle out_obj, const std::string& mode, float alpha, float beta,
             uintptr_t stream) {
   named("gemmlab.matmul", [&] {
     const auto math = math_of(mode);
-    View a = view_of(a_obj, "a", stream), b = view_of(b_obj, "b", stream), c = view_of(out_obj, "out", stream);
-    if (a.dims != 2 || b.dims != 2)
-      refuse(std::string(a.dims != 2 ? "a" : "b") + " is 1-D: matmul takes matrices (gemmlab.matvec takes a vector)");
-    if (c.dims != 2) refuse("out is 1-D: matmul writes a matrix");
-    if (a.cols != b.rows)
-      refuse("a is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " and b is " + std::to_string(b.rows) +
-             "x" + std::to_string(b.cols) + ": a's columns must equal b's rows");
-    if (c.rows != a.rows || c.cols != b.cols)
-      refuse("out is " + std::to_string(c.rows) + "x" + std::to_string(c.cols) + ", the product is " +
-             std::to_string(a.rows) + "x" + std::to_string(b.cols));
-    same_device(a, b, "a", "b");
-    same_device(a, c, "a", "out");
-    no_overlap(c, a, "a");
-    no_overlap(c, b, "b");
-    if (c.rows == 0 || c.cols == 0) return;
-    if (a.cols == 0) refuse("a has no columns (K = 0)");
-    // A column-major out is written as its row-major transpose: Cᵀ = Bᵀ·Aᵀ.
-    const bool c_row_major = (c.col_stride == 1 || c.cols <= 1) && (c.rows <= 1 || c.row_stride >= c.cols);
-    if (!c_row_major) std::swap(a, b), a = a.transposed(), b = b.transposed(), c = c.transposed();
-    const Operand oa = operand(a, "a"), ob = operand(b, "b"), oc = operand(c, "out");
-    if (oc.trans == gemmlab::Trans::yes) refuse("out must be row- or column-major");
-    OnDevice on(a.device);
-    gemmlab::sgemm(gemmlab::Layout::row_major, oa.trans, ob.trans, c.rows, c.cols, a.cols, alpha, oa.data, oa.ld,
-                   ob.data, ob.ld, beta, const_cast<float*>(oc.data), oc.ld, reinterpret_cast<cudaStream_t>(stream),
-                   math);
+    matmul_views(view_of(a_obj, "a", stream), view_of(b_obj, "b", stream), view_of(out_obj, "out", stream), math,
+                 alpha, beta, stream);
   });
 }
 
-void matvec(py::handle a_obj, py::handle x_obj, py::handle out_obj, float alpha, float beta, uintptr_t stream) {
+// The wrapper's fast path for PyTorch tensors: the fields as plain integers, no objects built.
+void matmul_fields(uintptr_t a, int64_t ar, int64_t ac, int64_t as0, int64_t as1, int ad, uintptr_t b, int64_t br,
+                   int64_t bc, int64_t bs0, int64_t bs1, int bd, uintptr_t c, int64_t cr, int64_t cc, int64_t cs0,
+                   int64_t cs1, int cd, const std::string& mode, float alpha, float beta, uintptr_t stream) {
+  named("gemmlab.matmul", [&] {
+    matmul_views({a, ar, ac, as0, as1, ad, 2}, {b, br, bc, bs0, bs1, bd, 2}, {c, cr, cc, cs0, cs1, cd, 2}, math_of(mode),
+                 alpha, beta, stream);
+  });
+}
+
+// `mode` is checked and otherwise unused: GEMV is bound by memory and runs on the CUDA cores in FP32 in every mode.
+void matvec(py::handle a_obj, py::handle x_obj, py::handle out_obj, const std::string& mode, float alpha, float beta,
+            uintptr_t stream) {
   named("gemmlab.matvec", [&] {
+    (void)math_of(mode);
     View a = view_of(a_obj, "a", stream), x = view_of(x_obj, "x", stream), y = view_of(out_obj, "out", stream);
     if (a.dims != 2) refuse("a is 1-D: matvec takes a matrix and a vector");
     if (x.dims != 1 || y.dims != 1) refuse(std::string(x.dims != 1 ? "x" : "out") + " is not 1-D");
@@ -269,7 +293,8 @@ PYBIND11_MODULE(_gemmlab, m) {
       });
   m.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("mode"), py::arg("alpha"),
         py::arg("beta"), py::arg("stream"));
-  m.def("matvec", &matvec, py::arg("a"), py::arg("x"), py::arg("out"), py::arg("alpha"), py::arg("beta"),
+  m.def("matmul_fields", &matmul_fields);
+  m.def("matvec", &matvec, py::arg("a"), py::arg("x"), py::arg("out"), py::arg("mode"), py::arg("alpha"), py::arg("beta"),
         py::arg("stream"));
   m.def("choose", &choose, py::arg("m"), py::arg("n"), py::arg("k"), py::arg("mode"), py::arg("trans_a"),
         py::arg("trans_b"));
@@ -296,6 +321,10 @@ PYBIND11_MODULE(_gemmlab, m) {
     GEMMLAB_CUDA(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));
     return s / calls;
   });
+#ifdef GEMMLAB_JAX_FFI
+  // The XLA FFI handler for jax.ffi.register_ffi_target (python/gemmlab/jax.py).
+  m.attr("jax_matmul_handler") = py::capsule(gemmlab_jax_matmul_handler());
+#endif
   m.attr("__version__") = GEMMLAB_VERSION_STRING;
   m.attr("commit") = gemmlab::build_commit();
 }
