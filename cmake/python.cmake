@@ -91,7 +91,7 @@ target_compile_definitions(gemmlab_python PRIVATE GEMMLAB_VERSION_STRING="${PROJ
   GEMMLAB_DLPACK_HEADER=${GEMMLAB_DLPACK_HEADER})
 if(GEMMLAB_XLA_FFI_INCLUDE)
   target_sources(gemmlab_python PRIVATE src/python/jax_ffi.cpp)
-  target_include_directories(gemmlab_python PRIVATE ${GEMMLAB_XLA_FFI_INCLUDE})
+  target_include_directories(gemmlab_python SYSTEM PRIVATE ${GEMMLAB_XLA_FFI_INCLUDE})
   target_compile_definitions(gemmlab_python PRIVATE GEMMLAB_JAX_FFI)
 endif()
 
