@@ -24,8 +24,10 @@ try:  # PyTorch's tensors take a fast path that reads their fields directly.
     # the public call where a PyTorch lacks it.
     _raw_stream = getattr(_torch._C, "_cuda_getCurrentRawStream", None) or (
         lambda index: _torch.cuda.current_stream(index).cuda_stream)
+    _gemmlab.register_torch(_Tensor, _torch.nn.Parameter, _float32, _raw_stream)
+    _matmul_tensors = _gemmlab.matmul_tensors
 except ImportError:  # pragma: no cover - torch is optional
-    _torch = _Tensor = _float32 = _raw_stream = None
+    _torch = _Tensor = _float32 = _raw_stream = _matmul_tensors = None
     _PLAIN = ()
 
 _MODES = ("strict_fp32", "tensor_fp32", "tf32")
@@ -93,20 +95,10 @@ def matmul(a, b, *, mode="strict_fp32", out=None, alpha=1.0, beta=0.0, stream=No
     """out = alpha * a @ b + beta * out for float32 CUDA matrices a (m x k) and b (k x n).
 
     Without out= a new m x n array of a's kind is returned (beta must then be 0)."""
-    # PyTorch tensors: their fields straight to the native call (the library checks the rest).
-    if (type(a) in _PLAIN and type(b) in _PLAIN and a.dtype is _float32 and b.dtype is _float32
-            and a.ndim == 2 and b.ndim == 2 and stream is None):
-        if out is None:
-            if beta != 0.0:
-                raise ValueError("gemmlab.matmul: beta != 0 reads out; pass out=")
-            out = a.new_empty((a.shape[0], b.shape[1]))
-        if type(out) in _PLAIN and out.dtype is _float32 and out.ndim == 2:
-            device = a.get_device()
-            _gemmlab.matmul_fields(a.data_ptr(), *a.shape, *a.stride(), device,
-                                   b.data_ptr(), *b.shape, *b.stride(), b.get_device(),
-                                   out.data_ptr(), *out.shape, *out.stride(), out.get_device(),
-                                   mode, alpha, beta, _raw_stream(device) if device >= 0 else 0)
-            return out
+    if stream is None and type(a) in _PLAIN:  # PyTorch tensors: read in C, one call
+        result = _matmul_tensors(a, b, out, mode, alpha, beta)
+        if result is not NotImplemented:
+            return result
     _check_mode(mode, "matmul")
     if out is None:
         if beta != 0.0:

@@ -222,15 +222,120 @@ void matmul(py::handle a_obj, py::handle b_obj, py::handle out_obj, const std::s
   });
 }
 
-// The wrapper's fast path for PyTorch tensors: the fields as plain integers, no objects built.
-void matmul_fields(uintptr_t a, int64_t ar, int64_t ac, int64_t as0, int64_t as1, int ad, uintptr_t b, int64_t br,
-                   int64_t bc, int64_t bs0, int64_t bs1, int bd, uintptr_t c, int64_t cr, int64_t cc, int64_t cs0,
-                   int64_t cs1, int cd, const std::string& mode, float alpha, float beta, uintptr_t stream) {
-  named("gemmlab.matmul", [&] {
-    matmul_views({a, ar, ac, as0, as1, ad, 2}, {b, br, bc, bs0, bs1, bd, 2}, {c, cr, cc, cs0, cs1, cd, 2}, math_of(mode),
-                 alpha, beta, stream);
-  });
+// The wrapper's fast path for PyTorch tensors, called once per product: a METH_FASTCALL function
+// that reads the tensors' fields through the C API (no Python code, no argument conversion layer).
+// matmul_tensors(a, b, out or None, mode, alpha, beta) returns out, or NotImplemented for anything
+// but 2-D float32 tensors (the wrapper then takes the general path).
+struct TorchTypes {
+  PyObject* tensor = nullptr;      // torch.Tensor
+  PyObject* parameter = nullptr;   // torch.nn.Parameter
+  PyObject* float32 = nullptr;     // torch.float32
+  PyObject* raw_stream = nullptr;  // torch._C._cuda_getCurrentRawStream(device) -> int
+};
+TorchTypes torch_types;
+
+PyObject* interned(const char* s) { return PyUnicode_InternFromString(s); }
+
+// A new reference to the value of a method call or an attribute, nullptr with the error cleared.
+PyObject* method(PyObject* obj, PyObject* name) {
+  PyObject* r = PyObject_CallMethodNoArgs(obj, name);
+  if (!r) PyErr_Clear();
+  return r;
 }
+
+bool int_pair(PyObject* tuple, int64_t& x, int64_t& y) {
+  if (!tuple || !PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 2) return false;
+  x = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, 0));
+  y = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, 1));
+  return !PyErr_Occurred();
+}
+
+// A 2-D float32 tensor's view; false for anything else.
+bool tensor_view(PyObject* t, View& v) {
+  static PyObject *dtype = interned("dtype"), *shape = interned("shape"), *stride = interned("stride"),
+                  *data_ptr = interned("data_ptr"), *get_device = interned("get_device");
+  const auto type = reinterpret_cast<PyObject*>(Py_TYPE(t));
+  if (type != torch_types.tensor && type != torch_types.parameter) return false;
+  PyObject* d = PyObject_GetAttr(t, dtype);
+  Py_XDECREF(d);  // torch.float32 is a singleton that torch_types holds
+  if (d != torch_types.float32) return PyErr_Clear(), false;
+  PyObject *sh = PyObject_GetAttr(t, shape), *st = method(t, stride), *ptr = method(t, data_ptr),
+           *dev = method(t, get_device);
+  bool ok = int_pair(sh, v.rows, v.cols) && int_pair(st, v.row_stride, v.col_stride) && ptr && dev;
+  if (ok) {
+    v.data = uintptr_t(PyLong_AsUnsignedLongLong(ptr));
+    v.device = int(PyLong_AsLong(dev));
+    v.dims = 2;
+    ok = !PyErr_Occurred();
+  }
+  for (PyObject* o : {sh, st, ptr, dev}) Py_XDECREF(o);
+  if (!ok) PyErr_Clear();
+  return ok;
+}
+
+PyObject* matmul_tensors(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  static PyObject* new_empty = interned("new_empty");
+  if (nargs != 6 || !torch_types.tensor) {
+    PyErr_SetString(PyExc_TypeError, "matmul_tensors(a, b, out, mode, alpha, beta)");
+    return nullptr;
+  }
+  View a, b, c;
+  if (!tensor_view(args[0], a) || !tensor_view(args[1], b)) Py_RETURN_NOTIMPLEMENTED;
+  const double alpha = PyFloat_AsDouble(args[4]), beta = PyFloat_AsDouble(args[5]);
+  Py_ssize_t mode_size = 0;
+  const char* mode = PyUnicode_AsUTF8AndSize(args[3], &mode_size);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  PyObject* out = args[2];
+  if (out == Py_None) {
+    if (beta != 0.0) {
+      PyErr_SetString(PyExc_ValueError, "gemmlab.matmul: beta != 0 reads out; pass out=");
+      return nullptr;
+    }
+    PyObject* shape = Py_BuildValue("(LL)", (long long)a.rows, (long long)b.cols);
+    out = shape ? PyObject_CallMethodOneArg(args[0], new_empty, shape) : nullptr;
+    Py_XDECREF(shape);
+    if (!out) return nullptr;
+  } else {
+    Py_INCREF(out);
+  }
+  if (!tensor_view(out, c)) {
+    Py_DECREF(out);
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  uintptr_t stream = 0;
+  if (a.device >= 0) {
+    PyObject* device = PyLong_FromLong(a.device);
+    PyObject* s = device ? PyObject_CallOneArg(torch_types.raw_stream, device) : nullptr;
+    Py_XDECREF(device);
+    if (!s) return Py_DECREF(out), nullptr;
+    stream = uintptr_t(PyLong_AsUnsignedLongLong(s));
+    Py_DECREF(s);
+  }
+  try {
+    named("gemmlab.matmul", [&] {
+      matmul_views(a, b, c, math_of(std::string(mode, size_t(mode_size))), float(alpha), float(beta), stream);
+    });
+  } catch (py::error_already_set& e) {
+    Py_DECREF(out);
+    e.restore();
+    return nullptr;
+  } catch (const py::value_error& e) {
+    Py_DECREF(out);
+    PyErr_SetString(PyExc_ValueError, e.what());
+    return nullptr;
+  } catch (const std::exception& e) {
+    Py_DECREF(out);
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+  return out;
+}
+
+PyMethodDef matmul_tensors_def = {"matmul_tensors", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(matmul_tensors)),
+                                  METH_FASTCALL, "gemmlab.matmul's path for PyTorch tensors"};
 
 // `mode` is checked and otherwise unused: GEMV is bound by memory and runs on the CUDA cores in FP32 in every mode.
 void matvec(py::handle a_obj, py::handle x_obj, py::handle out_obj, const std::string& mode, float alpha, float beta,
@@ -293,7 +398,13 @@ PYBIND11_MODULE(_gemmlab, m) {
       });
   m.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("mode"), py::arg("alpha"),
         py::arg("beta"), py::arg("stream"));
-  m.def("matmul_fields", &matmul_fields);
+  // PyTorch's types, handed over by the package when PyTorch is importable (no build-time dependency).
+  m.def("register_torch", [](py::object tensor, py::object parameter, py::object float32, py::object raw_stream) {
+    for (auto [slot, obj] : {std::pair{&torch_types.tensor, &tensor}, std::pair{&torch_types.parameter, &parameter},
+                             std::pair{&torch_types.float32, &float32}, std::pair{&torch_types.raw_stream, &raw_stream}})
+      *slot = obj->release().ptr();  // held for the process's life
+  });
+  m.attr("matmul_tensors") = py::reinterpret_steal<py::object>(PyCFunction_NewEx(&matmul_tensors_def, nullptr, m.ptr()));
   m.def("matvec", &matvec, py::arg("a"), py::arg("x"), py::arg("out"), py::arg("mode"), py::arg("alpha"), py::arg("beta"),
         py::arg("stream"));
   m.def("choose", &choose, py::arg("m"), py::arg("n"), py::arg("k"), py::arg("mode"), py::arg("trans_a"),
