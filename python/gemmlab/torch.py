@@ -10,9 +10,10 @@ float32 products on CUDA to them.
 
 The operators are `torch.ops.gemmlab.mm` (PyTorch 2.4 and later: torch.library.custom_op, with a
 fake-tensor implementation for torch.compile(fullgraph=True) and an autograd formula whose
-gradients are gemmlab products too). Eager calls that need no gradient skip PyTorch's dispatcher
-and call the library directly. On an older PyTorch the same functions run eagerly through a
-torch.autograd.Function (no torch.compile).
+gradients are gemmlab products too). Eager calls skip PyTorch's dispatcher: without gradients
+they call the library directly, with gradients through a torch.autograd.Function with the same
+formula (a lighter node than the operator's). On a PyTorch older than 2.4 there is no operator and
+no torch.compile; the rest works.
 
 The switch is a torch function mode, as PyTorch keeps them: per thread (enable() switches the
 calling thread; a product's backward runs gemmlab's formula wherever autograd runs it). Anything
@@ -25,12 +26,12 @@ import itertools
 import torch
 from torch import Tensor
 
-from . import _check_mode
+from . import _check_mode, _matmul_tensors
 from . import matmul as _library_matmul
 
 _HAS_CUSTOM_OP = hasattr(torch.library, "custom_op")  # PyTorch >= 2.4
 _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
-_PLAIN = (Tensor, torch.nn.Parameter)
+_PLAIN = (Tensor, torch.nn.Parameter)  # tensors whose fields are their memory's (no subclass wrapper)
 
 __all__ = ["mm", "matmul", "bmm", "linear", "use", "enable", "disable", "enabled_mode"]
 
@@ -83,6 +84,17 @@ def _backward(ctx, grad):
     return grad_a, grad_b, None
 
 
+class _MM(torch.autograd.Function):
+    """Eager calls that need gradients: a lighter autograd node than the custom operator's."""
+    @staticmethod
+    def forward(ctx, a, b, mode):
+        ctx.save_for_backward(a, b)
+        ctx.mode = mode
+        return _mm_kernel(a, b, mode)
+
+    backward = staticmethod(_backward)
+
+
 if _HAS_CUSTOM_OP:
     @torch.library.custom_op("gemmlab::mm", mutates_args=())
     def _mm_op(a: Tensor, b: Tensor, mode: str) -> Tensor:
@@ -95,26 +107,26 @@ if _HAS_CUSTOM_OP:
         return a.new_empty((a.shape[0], b.shape[1]))
 
     _mm_op.register_autograd(_backward, setup_context=_setup_context)
-    _traced_mm = torch.ops.gemmlab.mm
-else:
-    class _MM(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a, b, mode):
-            ctx.save_for_backward(a, b)
-            ctx.mode = mode
-            return _mm_kernel(a, b, mode)
-
-        backward = staticmethod(_backward)
-
-    _traced_mm = _MM.apply
 
 
 def mm(a, b, mode="tensor_fp32"):
     """a @ b for matrices, as torch.mm, computed by gemmlab in `mode` (see gemmlab.matmul)."""
+    if _HAS_CUSTOM_OP and _is_compiling():
+        _check_mode(mode, "torch.mm")
+        return torch.ops.gemmlab.mm(a, b, mode)
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        _check_mode(mode, "torch.mm")
+        return _MM.apply(a, b, mode)
+    if _matmul_tensors is not None and type(a) in _PLAIN and type(b) in _PLAIN:
+        # The library's own checks first, in one native call; whatever it declines or refuses
+        # (CPU tensors, K = 0, strides it cannot read, a bad mode) takes the general path.
+        try:
+            result = _matmul_tensors(a, b, None, mode, 1.0, 0.0)
+            if result is not NotImplemented:
+                return result
+        except ValueError:
+            pass
     _check_mode(mode, "torch.mm")
-    needs_graph = _is_compiling() or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))
-    if needs_graph or type(a) not in _PLAIN or type(b) not in _PLAIN:
-        return _traced_mm(a, b, mode)
     return _mm_kernel(a, b, mode)
 
 
