@@ -111,13 +111,16 @@ if _HAS_CUSTOM_OP:
 
 def mm(a, b, mode="tensor_fp32"):
     """a @ b for matrices, as torch.mm, computed by gemmlab in `mode` (see gemmlab.matmul)."""
-    if _HAS_CUSTOM_OP and _is_compiling():
+    plain = type(a) in _PLAIN and type(b) in _PLAIN
+    if _HAS_CUSTOM_OP and (_is_compiling() or not plain):
+        # Traced (Dynamo; AOTAutograd tracing the backward with fake or functional tensors): the
+        # operator, which the trace keeps opaque.
         _check_mode(mode, "torch.mm")
         return torch.ops.gemmlab.mm(a, b, mode)
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
         _check_mode(mode, "torch.mm")
         return _MM.apply(a, b, mode)
-    if _matmul_tensors is not None and type(a) in _PLAIN and type(b) in _PLAIN:
+    if _matmul_tensors is not None and plain:
         # The library's own checks first, in one native call; whatever it declines or refuses
         # (CPU tensors, K = 0, strides it cannot read, a bad mode) takes the general path.
         try:

@@ -405,6 +405,18 @@ PYBIND11_MODULE(_gemmlab, m) {
       *slot = obj->release().ptr();  // held for the process's life
   });
   m.attr("matmul_tensors") = py::reinterpret_steal<py::object>(PyCFunction_NewEx(&matmul_tensors_def, nullptr, m.ptr()));
+  // The fast path's own cost per call (seconds): reading three tensors' fields and the current
+  // stream, `calls` times, without the library call (scripts/bench-python's breakdown).
+  m.def("read_tensors_seconds", [](py::handle a, py::handle b, py::handle c, int calls) {
+    View v;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) {
+      for (py::handle t : {a, b, c})
+        if (!tensor_view(t.ptr(), v)) throw py::value_error("read_tensors_seconds: not a 2-D float32 tensor");
+      py::object s = py::reinterpret_borrow<py::object>(torch_types.raw_stream)(v.device);
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / calls;
+  });
   m.def("matvec", &matvec, py::arg("a"), py::arg("x"), py::arg("out"), py::arg("mode"), py::arg("alpha"), py::arg("beta"),
         py::arg("stream"));
   m.def("choose", &choose, py::arg("m"), py::arg("n"), py::arg("k"), py::arg("mode"), py::arg("trans_a"),
