@@ -51,6 +51,14 @@ class CpuTests(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"a is a list: gemmlab takes CUDA arrays"):
             gemmlab.matmul([[1.0]], [[1.0]])
 
+    def test_matvec_takes_the_modes(self):
+        a = torch.ones(8, 8)
+        with self.assertRaisesRegex(ValueError, r"gemmlab.matvec: mode 'fp16' is not one of strict_fp32, tensor_fp32, tf32"):
+            gemmlab.matvec(a, torch.ones(8), mode="fp16")
+        for mode in MODES:  # accepted, then refused for the CPU tensor
+            with self.assertRaisesRegex(ValueError, r"gemmlab.matvec: a is on the CPU"):
+                gemmlab.matvec(a, torch.ones(8), mode=mode)
+
     def test_beta_needs_out(self):
         a = torch.ones(2, 2)
         with self.assertRaisesRegex(ValueError, r"beta != 0 reads out"):
@@ -164,9 +172,10 @@ class GpuTests(unittest.TestCase):
         a = self.rand(m, n)
         x = self.rand(3 * n)[::3]
         for av in (a, self.rand(n, m).t()):
-            y = gemmlab.matvec(av, x)
-            torch.cuda.synchronize()
-            self.check(y[:, None], av, x[:, None], "strict_fp32")
+            for mode in MODES:  # GEMV computes in FP32 in every mode
+                y = gemmlab.matvec(av, x, mode=mode)
+                torch.cuda.synchronize()
+                self.check(y[:, None], av, x[:, None], "strict_fp32")
             y0 = self.rand(2 * m)
             out = y0.clone()[::2]
             gemmlab.matvec(av, x, out=out, alpha=2.0, beta=-1.0)
