@@ -19,6 +19,7 @@ extern const char* const gemv_common_source;
 extern const char* const tf32_split_source;
 extern const char* const split_tail_source;
 extern const char* const hopper_source;
+extern const char* const ozaki_math_source;
 }
 
 namespace gemmlab {
@@ -35,7 +36,8 @@ constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
                                {"gemv_common.cuh", &embedded::gemv_common_source},
                                {"tf32_split.cuh", &embedded::tf32_split_source},
                                {"split_tail.cuh", &embedded::split_tail_source},
-                               {"hopper.cuh", &embedded::hopper_source}};
+                               {"hopper.cuh", &embedded::hopper_source},
+                               {"ozaki_math.cuh", &embedded::ozaki_math_source}};
 
 void check(nvrtcResult r, const char* what) {
   if (r != NVRTC_SUCCESS) throw RuntimeError(std::string("NVRTC: ") + what + ": " + nvrtcGetErrorString(r));

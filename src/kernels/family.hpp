@@ -93,6 +93,11 @@ struct Packing {
   // op(A) stays FP32, one plane (the kernel splits it in registers): read in place when K-major with
   // 16-byte rows, else packed unchanged (the pre-pass called with raw = 1).
   bool a_raw = false;
+  // Ozaki scheme II (ozaki_math.cuh): the planes are int8 residues, rows of K rounded up to 128 values;
+  // `scan_entry` runs first (each row's exponent and the spread into an ozaki::Info), then
+  // `entry`; both are called as (ozaki::PassArgs), and the GEMM kernel finds the Info at GemmArgs::extra.
+  std::string scan_entry = {};
+  bool int8() const { return !scan_entry.empty(); }
   int planes_a() const { return a_raw ? 1 : planes; }
 };
 

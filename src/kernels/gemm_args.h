@@ -20,6 +20,9 @@ struct GemmArgs {
   // before every call, and left zero by it. A buffer of their own, so that no partial sums of
   // an earlier problem can sit where a counter is expected.
   unsigned* counters;
+  // What a family's pre-pass wrote for its kernel (ozaki: the rows' exponents and the data's
+  // spread, ozaki_math.cuh's Info). Null for the others.
+  const void* extra;
 };
 
 // TMA descriptors (each a CUtensorMap: 128 opaque bytes, 128-byte aligned as cuda.h declares it) of the operands a

@@ -4,6 +4,7 @@
 
 #include "compile/compile.hpp"
 #include "gemmlab/error.hpp"
+#include "kernels/common/ozaki_math.cuh"
 #include "launch/tma.hpp"
 
 namespace gemmlab {
@@ -29,7 +30,10 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 
 // Packed rows are whole 128-byte lines: TMA needs 16-byte multiples, and a box row that straddles
 // two lines costs a fifth sector (measured: 4097³ ran at 0.64x the speed of 4096³ with 16 bytes).
-long long packed_row(long long k) { return (k + 31) / 32 * 32; }
+long long packed_row(long long k, const Packing& spec) {
+  const long long line = spec.int8() ? 128 : 32;
+  return (k + line - 1) / line * line;
+}
 
 cudaLaunchAttribute cluster_of(unsigned blocks) {
   cudaLaunchAttribute a{};
@@ -74,7 +78,28 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
   args.alpha = alpha;
   args.beta = beta;
   const auto& g = plan.geometry;
-  if (const auto& pk = plan.packed; pk.spec.planes > 0) {
+  if (const auto& pk = plan.packed; pk.spec.int8()) {
+    // Ozaki: the spread is a running maximum, zeroed first; both passes take op(A) and op(B)ᵀ at once.
+    auto* info = static_cast<ozaki::Info*>(pk.info);
+    GEMMLAB_CUDA(cudaMemsetAsync(info->spread, 0, sizeof info->spread, stream));
+    auto* planes = reinterpret_cast<signed char*>(pk.a);
+    ozaki::PassArgs pass{{{args.a, args.a_row, args.a_col, pk.m, planes, info->exponent},
+                          {args.b, args.b_col, args.b_row, pk.n, planes + pk.spec.planes * pk.m * pk.kp,
+                           info->exponent + pk.m}},
+                         pk.k,
+                         pk.kp,
+                         info->spread};
+    void* p[] = {&pass};
+    const unsigned row_blocks = unsigned((std::max(pk.m, pk.n) + 31) / 32);
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.scan), dim3(row_blocks, 1, 2), dim3(256), p, 0,
+                                  stream));
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), dim3(unsigned(pk.kp / 32), row_blocks, 2),
+                                  dim3(256), p, 0, stream));
+    args.extra = info;
+    void* params[] = {&args, const_cast<TensorMaps*>(&pk.maps)};
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params, g.shared_bytes,
+                                  stream));
+  } else if (const auto& pk = plan.packed; pk.spec.planes > 0) {
     // op(A) is M x K with (a_row, a_col); op(B)ᵀ is N x K with (b_col, b_row).
     auto pack = [&](const float* x, long long sr, long long sk, long long rows, float* out, int raw) {
       long long k = pk.k, kp = pk.kp;
@@ -140,6 +165,17 @@ void bind_staged(LaunchPlan& plan, float* buffer) { plan.tma.staged = buffer; }
 
 void bind_packed(LaunchPlan& plan, float* buffer) {
   auto& pk = plan.packed;
+  if (pk.spec.int8()) {
+    auto* bytes = reinterpret_cast<unsigned char*>(buffer);
+    const size_t a_bytes = size_t(pk.spec.planes) * size_t(pk.m) * size_t(pk.kp);
+    const size_t planes_bytes = size_t(pk.spec.planes) * size_t(pk.m + pk.n) * size_t(pk.kp);
+    pk.a = buffer;
+    pk.b = reinterpret_cast<float*>(bytes + a_bytes);
+    pk.info = bytes + planes_bytes;  // a multiple of 128 bytes: aligned
+    encode_int8_planes_map(pk.maps.a, pk.a, pk.m, pk.kp, pk.spec.planes, pk.spec.box_m);
+    encode_int8_planes_map(pk.maps.b, pk.b, pk.n, pk.kp, pk.spec.planes, pk.spec.box_n);
+    return;
+  }
   pk.a = pk.lda ? nullptr : buffer;
   pk.b = pk.ldb ? nullptr : buffer + (pk.lda ? 0 : size_t(pk.spec.planes_a()) * size_t(pk.m) * size_t(pk.kp));
   if (pk.a) encode_kmajor_map(pk.maps.a, pk.a, pk.m, pk.k, pk.kp, pk.spec.planes_a(), pk.spec.box_m, pk.spec.box_k);
@@ -157,8 +193,10 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
   auto c = canonical(p);
   // Before the kernel is loaded the wave is unknown: the family's stand-in decides the splits.
   size_t floats = size_t(family_.split_workspace_floats(values_, c, family_.splits(values_, c, 0), 0));
-  if (auto spec = family_.packing(values_); spec.planes > 0)
-    floats += (size_t(spec.planes_a()) * size_t(c.m) + size_t(spec.planes) * size_t(c.n)) * size_t(packed_row(c.k));
+  if (auto spec = family_.packing(values_); spec.planes > 0) {
+    PackedOperands pk{nullptr, nullptr, spec, packed_row(c.k, spec), c.m, c.n, c.k};
+    floats += pk.floats();
+  }
   // Staged copies, for operands at 16-byte aligned addresses.
   if (family_.tma_operands(values_).used()) floats += size_t(problem_staging(c).floats());
   return floats * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
@@ -206,7 +244,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.geometry = g;
   auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
   plan.args = GemmArgs{c.m, c.n, c.k, c.alpha, c.beta, nullptr, sa.row, sa.col, nullptr, sb.row, sb.col,
-                       nullptr, sc.row, sc.col, nullptr, nullptr};
+                       nullptr, sc.row, sc.col, nullptr, nullptr, nullptr};
   plan.workspace_floats =
       size_t(family_.split_workspace_floats(values_, c, plan.splits, k.blocks_per_sm * device_->sms));
   plan.counter_count = size_t(std::max(0ll, family_.workspace_counters(values_, c)));
@@ -215,7 +253,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   if (shared_buffers && plan.counter_count)
     plan.args.counters = static_cast<unsigned*>(counters_.get(plan.counter_count * sizeof(unsigned), true));
   if (auto spec = family_.packing(values_); spec.planes > 0) {
-    plan.packed = {k.pack, spec, packed_row(c.k), c.m, c.n, c.k};
+    plan.packed = {k.pack, k.scan, spec, packed_row(c.k, spec), c.m, c.n, c.k};
     // In place: K-major with 16-byte rows (the aligned variant), as TMA needs.
     if ((spec.in_place || spec.a_raw) && sa.col == 1 && var.a_vec) plan.packed.lda = sa.row;
     if (spec.in_place && sb.row == 1 && var.b_vec) plan.packed.ldb = sb.col;
@@ -285,6 +323,7 @@ FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeome
     Loaded k{Module(req.program, req.source, req.options, req.arch)};
     k.kernel = k.module.kernel(family_.entry());
     if (auto spec = family_.packing(values_); spec.planes > 0) k.pack = k.module.kernel(spec.entry);
+    if (auto spec = family_.packing(values_); spec.int8()) k.scan = k.module.kernel(spec.scan_entry);
     if (!family_.reduce_entry().empty()) k.reduce = k.module.kernel(family_.reduce_entry());
     GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, reinterpret_cast<const void*>(k.kernel)));
     it = loaded_.emplace(key, std::move(k)).first;

@@ -27,19 +27,24 @@ struct Operands;
 // as [planes][N][kp] at `b`, both in one buffer (bind_packed), with TMA descriptors on them.
 struct PackedOperands {
   cudaKernel_t pack = nullptr;
+  cudaKernel_t scan = nullptr;  // Packing::int8: the pass before `pack`
   Packing spec;
-  long long kp = 0;  // K rounded up to 32 floats (128 bytes): whole lines per row
+  long long kp = 0;  // K rounded up to 128 bytes (32 floats, 128 int8 values): whole lines per row
   long long m = 0, n = 0, k = 0;
   // Operands read in place (Packing::in_place): their descriptors are encoded at every launch, on
   // the call's pointers, with these row strides (floats); 0: packed.
   long long lda = 0, ldb = 0;
   float* a = nullptr;
   float* b = nullptr;
+  void* info = nullptr;  // Packing::int8: the ozaki::Info the pre-passes write, after the planes
   TensorMaps maps{};
+  // Buffer size in 4-byte words.
   size_t floats() const {
-    return spec.planes > 0 ? (size_t(spec.planes_a()) * size_t(lda ? 0 : m) + size_t(spec.planes) * size_t(ldb ? 0 : n)) * size_t(kp)
-                           : 0;
+    if (spec.planes == 0) return 0;
+    if (spec.int8()) return (size_t(spec.planes) * size_t(m + n) * size_t(kp) + info_bytes() + 3) / 4;
+    return (size_t(spec.planes_a()) * size_t(lda ? 0 : m) + size_t(spec.planes) * size_t(ldb ? 0 : n)) * size_t(kp);
   }
+  size_t info_bytes() const { return 16 + 4 * size_t(m + n); }
 };
 
 // Operands read through TMA (KernelFamily::tma_operands): their descriptors without the base
@@ -124,6 +129,7 @@ class FamilyLauncher {
     cudaKernel_t kernel = nullptr;
     cudaKernel_t reduce = nullptr;
     cudaKernel_t pack = nullptr;  // the operand pre-pass, when the family packs
+    cudaKernel_t scan = nullptr;  // its first pass (Packing::int8)
     cudaFuncAttributes attrs{};
     size_t dynamic_smem = 0;  // of the latest geometry
     size_t opted_in = 0;

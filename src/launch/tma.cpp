@@ -53,6 +53,19 @@ void encode_kmajor_map(void* map, const float* base, long long rows, long long k
                        " operand (error " + std::to_string(int(r)) + ")");
 }
 
+void encode_int8_planes_map(void* map, const void* base, long long rows, long long kp, int planes, int box_rows) {
+  const cuuint64_t dims[3] = {cuuint64_t(kp), cuuint64_t(rows), cuuint64_t(planes)};
+  const cuuint64_t strides[2] = {cuuint64_t(kp), cuuint64_t(kp) * cuuint64_t(rows)};
+  const cuuint32_t box[3] = {128, cuuint32_t(box_rows), 1};
+  const cuuint32_t step[3] = {1, 1, 1};
+  CUresult r = encoder()(static_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, const_cast<void*>(base), dims,
+                         strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw RuntimeError("cuTensorMapEncodeTiled refused " + std::to_string(planes) + " int8 planes of " +
+                       std::to_string(rows) + " x " + std::to_string(kp) + " (error " + std::to_string(int(r)) + ")");
+}
+
 void encode_operand_map(void* map, const float* base, const OperandMap& d) {
   if (reinterpret_cast<std::uintptr_t>(base) % 16) throw UsageError("TMA needs operands that start 16-byte aligned");
   const cuuint64_t dims[2] = {d.dims[0], d.dims[1]};

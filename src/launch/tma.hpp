@@ -12,6 +12,10 @@ namespace gemmlab {
 void encode_kmajor_map(void* map, const float* base, long long rows, long long k, long long kp, int planes,
                        int box_rows, int box_k);
 
+// The same for `planes` planes of rows x kp int8 values (kp a multiple of 128), boxes of
+// box_rows x 128 swizzled in 128-byte rows.
+void encode_int8_planes_map(void* map, const void* base, long long rows, long long kp, int planes, int box_rows);
+
 // The descriptor of an operand read in place (describe_operand_map) at this call's address: no
 // swizzle, zeros past the edges. Throws UsageError for an address that is not 16-byte aligned.
 void encode_operand_map(void* map, const float* base, const OperandMap& d);

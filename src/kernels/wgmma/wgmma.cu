@@ -233,25 +233,6 @@ __device__ inline void retire(int slot, int lane, unsigned long long* empty) {
   }
 }
 
-// Calls f(row, column, value) for each accumulator element this consumer thread holds of the tile
-// at (r0, c0): d[4j + {0,1}] at row 16·warp + lane/4, columns 8j + 2·(lane%4) + {0,1}; d[4j + {2,3}]
-// eight rows below.
-template <class F>
-__device__ inline void each_element(float (&acc)[MW][BN / 2], long long r0, long long c0, int warp, int lane, F f) {
-#pragma unroll
-  for (int i = 0; i < MW; ++i) {
-    const long long r = r0 + i * 64 + warp * 16 + lane / 4;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      const long long c = c0 + j * 8 + 2 * (lane % 4);
-      f(r, c, acc[i][4 * j]);
-      f(r, c + 1, acc[i][4 * j + 1]);
-      f(r + 8, c, acc[i][4 * j + 2]);
-      f(r + 8, c + 1, acc[i][4 * j + 3]);
-    }
-  }
-}
-
 extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_wgmma(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
   using namespace hopper;

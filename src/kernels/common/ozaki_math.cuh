@@ -1,0 +1,178 @@
+// Ozaki scheme II arithmetic (Ozaki, Uchino, Imamura 2025): an FP32 product computed exactly on
+// integers, modulo a set of pairwise coprime moduli, one INT8 tensor-core product per modulus.
+//   1. Each row i of op(A) is scaled by 2^(pa - e_i) (max |a_i| < 2^e_i) and rounded to integers
+//      of at most pa bits; each column j of op(B) by 2^(pb - e_j).
+//   2. X = A_int · B_int is an exact integer with |X| <= K · 2^(pa + pb) < M / 2, M the product of
+//      the moduli: X is known from its residues X mod m_l (the Chinese remainder theorem).
+//   3. X mod m_l = (A_int mod m_l)(B_int mod m_l) mod m_l: INT8 residues, an INT32 product.
+//   4. X / M = sum_l t_l / m_l (mod 1), t_l = (X mod m_l) · y_l, y_l = (M / m_l)^-1 mod m_l: a sum
+//      of fractions in float64 whose fractional part, times M, is X; C = X · 2^(e_i + e_j - pa - pb).
+// The only error is step 1's rounding: pa and pb bits per row and column, and the number of moduli
+// buys them. Shared by the kernels (NVRTC) and the host (the moduli choice and its tests).
+#pragma once
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define OZAKI_HD __host__ __device__
+#else
+#include <cmath>
+#define OZAKI_HD
+#endif
+
+namespace ozaki {
+
+OZAKI_HD inline float float_of_bits(unsigned u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  __builtin_memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+// Pairwise coprime moduli, largest first, all at most 256 so that a symmetric residue is an int8:
+// 256 = 2^8, 255 = 3·5·17, 253 = 11·23, 247 = 13·19, the rest primes.
+constexpr int kMaxModuli = 16;
+OZAKI_HD inline int modulus(int l) {
+  constexpr int m[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 211, 199, 197, 193, 191};
+  return m[l];
+}
+// Fewer than 2 moduli leave no bits (M / 2 = 128 with one).
+constexpr int kMinModuli = 2;
+// An INT8 product of K residues (|r| <= 128) stays exact in INT32 while K · 2^14 < 2^31.
+constexpr long long kMaxK = (1ll << 17) - 1;
+
+OZAKI_HD inline int ceil_log2(long long k) {
+  int b = 0;
+  while ((1ll << b) < k) ++b;
+  return b;
+}
+
+// floor(log2 M), M the product of the first n moduli (a table: the kernels look it up per block;
+// a CPU test checks it against the moduli).
+OZAKI_HD inline int log2_product(int n) {
+  constexpr int bits[kMaxModuli + 1] = {0, 8, 15, 23, 31, 39, 47, 55, 63, 71, 79, 87, 94, 102, 110, 117, 125};
+  return bits[n];
+}
+
+// The bits of op(A)'s and op(B)'s integers: K · 2^(pa + pb) <= 2^(floor(log2 M) - 1) < M / 2.
+struct Bits {
+  int a, b;
+};
+OZAKI_HD inline Bits bits(int n, long long k) {
+  const int total = log2_product(n) - 1 - ceil_log2(k);
+  return {total - total / 2, total / 2};
+}
+
+// What the data cost, per operand: the largest over its rows (op(B): columns) of max|x| / mean|x|
+// (how far the row's scale, set by its largest element, sits above its typical one) and of
+// rms / mean (how much the other side's rounding errors weigh against the typical product).
+struct Spread {
+  float max_over_mean = 1, rms_over_mean = 1;
+};
+
+// The model of the largest error, relative to (|A||B|)_ij, over a product's elements: the rounding
+// of A_int (at most half a unit of 2^(e_i - pa), e_i above max |a_i| by up to a factor 2) sums K
+// independent errors against the column of B, against (|A||B|)_ij ~ K · mean|a| · mean|b|, with
+// a tail factor for the largest of many elements; the same for B.
+constexpr double kTail = 6.0;
+OZAKI_HD inline double predicted_error(int n, long long k, Spread a, Spread b) {
+  const Bits p = bits(n, k);
+  if (p.a < 1 || p.b < 1) return 1.0;
+  const double per = kTail * 2.0 / sqrt(12.0 * double(k));
+  return per * (ldexp(1.0, -p.a) * a.max_over_mean * b.rms_over_mean +
+                ldexp(1.0, -p.b) * b.max_over_mean * a.rms_over_mean);
+}
+
+// The contract: no larger than cuBLAS SGEMM's largest error, which on the H100 is 3.5e-7 to 4.6e-7
+// for normal inputs (its smallest: uniform(0,1) inputs give 7e-6) from K = 2048 to 8192.
+constexpr double kTarget = 0x1p-22;
+
+// The fewest moduli whose predicted error meets the target; kMaxModuli when none does.
+OZAKI_HD inline int choose_moduli(long long k, Spread a, Spread b) {
+  for (int n = kMinModuli; n < kMaxModuli; ++n)
+    if (predicted_error(n, k, a, b) <= kTarget) return n;
+  return kMaxModuli;
+}
+
+// The residue of r (|r| < 2^24 · m, an integer) modulo m, in float arithmetic: any representative
+// within a few m of zero (the quotient may be off by one), exactly.
+OZAKI_HD inline float reduce(float r, float m, float inv_m) { return fmaf(-rintf(r * inv_m), m, r); }
+
+// The symmetric residue in [-m/2, m/2) of x = mant · 2^e (|mant| < 2^24 an integer, e >= 0),
+// given 2^e mod m: what one element of A_int contributes to plane l.
+OZAKI_HD inline int symmetric_residue(float mant, int pow2_mod_m, int m) {
+  const float mf = float(m), inv = 1.0f / mf;
+  float r = reduce(mant, mf, inv);                 // |r| <= m
+  r = reduce(r * float(pow2_mod_m), mf, inv);      // |r · p| < 2^17: exact
+  int v = int(r);
+  if (v >= (m + 1) / 2) v -= m;
+  if (v < -(m / 2)) v += m;
+  return v;
+}
+
+// 2^e mod m.
+OZAKI_HD inline int pow2_mod(int e, int m) {
+  int r = 1 % m;
+  for (int i = 0; i < e; ++i) r = (2 * r) % m;
+  return r;
+}
+
+// y_l = (M / m_l)^-1 mod m_l for the first n moduli (extended Euclid).
+OZAKI_HD inline int crt_inverse(int l, int n) {
+  const int m = modulus(l);
+  int rest = 1;
+  for (int j = 0; j < n; ++j)
+    if (j != l) rest = rest * (modulus(j) % m) % m;
+  int r0 = m, r1 = rest, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    const int q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+    r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+  }
+  return ((t0 % m) + m) % m;  // r0 = gcd = 1 for the table above
+}
+
+// X mod m_l from the INT32 product: a representative of size at most m/2 + 1, times y_l, reduced
+// again: t_l, whose t_l / m_l the reconstruction sums.
+OZAKI_HD inline float crt_term(int acc, int m, int y) {
+  const float mf = float(m), inv = 1.0f / mf;
+  // acc = hi · 2^16 + lo with hi < 2^15: hi · (2^16 mod m) + lo < 2^24, exact in float.
+  const int hi = acc >> 16, lo = acc & 0xffff;
+  float r = float(hi * (65536 % m) + lo);
+  r = reduce(r, mf, inv);
+  return reduce(r * float(y), mf, inv);
+}
+
+// The pre-passes' view of op(A) (M x K) and op(B)ᵀ (N x K): element (r, c) at x[r·sr + c·sk]; what
+// they write: the residue planes [plane][rows][kp] (int8, rows of kp >= K bytes, zero past K) and
+// each row's exponent e (max |x| < 2^e; kNonFinite for a row holding Inf or NaN).
+struct PassOperand {
+  const float* x;
+  long long sr, sk, rows;
+  signed char* planes;
+  int* exponent;
+};
+// spread: max over the rows of op(A) of max/mean and rms/mean, then op(B)'s (float bits: positive
+// floats order like their bits, so atomicMax on them works), zeroed before the first pass.
+struct PassArgs {
+  PassOperand op[2];
+  long long k, kp;
+  unsigned* spread;
+};
+constexpr int kNonFinite = 0x7fffffff;
+
+// The buffer the GEMM kernel reads (GemmArgs::extra): spread[4], then op(A)'s row exponents
+// (M), then op(B)'s (N).
+struct Info {
+  unsigned spread[4];
+  int exponent[1];
+};
+
+OZAKI_HD inline Spread spread_of(const unsigned* s, int op) {
+  Spread out;
+  out.max_over_mean = s[2 * op] ? float_of_bits(s[2 * op]) : 1.0f;
+  out.rms_over_mean = s[2 * op + 1] ? float_of_bits(s[2 * op + 1]) : 1.0f;
+  return out;
+}
+
+}  // namespace ozaki
