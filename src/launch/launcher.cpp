@@ -62,6 +62,20 @@ Variant variant_of(const Problem& c, const float* a, const float* b, const float
   return v;
 }
 
+// A kernel of the packed families: (GemmArgs, TensorMaps), in clusters when the plan has them.
+void launch_gemm(const LaunchPlan& plan, GemmArgs& args, TensorMaps& maps, cudaStream_t stream) {
+  const auto& g = plan.geometry;
+  void* params[] = {&args, &maps};
+  if (plan.cluster > 1) {
+    cudaLaunchAttribute cluster = cluster_of(plan.cluster);
+    cudaLaunchConfig_t config{g.grid, g.block, g.shared_bytes, stream, &cluster, 1};
+    GEMMLAB_CUDA(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(plan.kernel), params));
+  } else {
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params, g.shared_bytes,
+                                  stream));
+  }
+}
+
 }  // namespace
 
 Variant aligned_variant(const Problem& canonical_problem) {
@@ -96,9 +110,8 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), dim3(unsigned(pk.kp / 32), row_blocks, 2),
                                   dim3(256), p, 0, stream));
     args.extra = info;
-    void* params[] = {&args, const_cast<TensorMaps*>(&pk.maps)};
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params, g.shared_bytes,
-                                  stream));
+    TensorMaps maps = pk.maps;
+    launch_gemm(plan, args, maps, stream);
   } else if (const auto& pk = plan.packed; pk.spec.planes > 0) {
     // op(A) is M x K with (a_row, a_col); op(B)ᵀ is N x K with (b_col, b_row).
     auto pack = [&](const float* x, long long sr, long long sk, long long rows, float* out, int raw) {
@@ -116,15 +129,7 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       encode_kmajor_map(maps.b, args.b, pk.n, pk.k, pk.ldb, 1, pk.spec.box_n, pk.spec.box_k);
     else
       pack(args.b, args.b_col, args.b_row, pk.n, pk.b, 0);
-    void* params[] = {&args, &maps};
-    if (plan.cluster > 1) {
-      cudaLaunchAttribute cluster = cluster_of(plan.cluster);
-      cudaLaunchConfig_t config{g.grid, g.block, g.shared_bytes, stream, &cluster, 1};
-      GEMMLAB_CUDA(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(plan.kernel), params));
-    } else {
-      GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
-                                    g.shared_bytes, stream));
-    }
+    launch_gemm(plan, args, maps, stream);
   } else if (plan.tma.used) {
     // A staged operand is copied row by row to 16-byte rows first (op(A) M x K, op(B)ᵀ N x K; the
     // copy's rows follow the operand's contiguous dimension).

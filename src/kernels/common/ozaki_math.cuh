@@ -1,14 +1,15 @@
 // Ozaki scheme II arithmetic (Ozaki, Uchino, Imamura 2025): an FP32 product computed exactly on
 // integers, modulo a set of pairwise coprime moduli, one INT8 tensor-core product per modulus.
-//   1. Each row i of op(A) is scaled by 2^(pa - e_i) (max |a_i| < 2^e_i) and rounded to integers
-//      of at most pa bits; each column j of op(B) by 2^(pb - e_j).
-//   2. X = A_int · B_int is an exact integer with |X| <= K · 2^(pa + pb) < M / 2, M the product of
-//      the moduli: X is known from its residues X mod m_l (the Chinese remainder theorem).
+//   1. Each row i of op(A) is scaled by 2^(qa - e_i) (its 2-norm ||a_i|| < 2^e_i) and rounded to
+//      integers; each column j of op(B) by 2^(qb - e_j). Rounded rows have norms below 2^qa + √K/2.
+//   2. X = A_int · B_int is an exact integer with |X_ij| <= ||A_int,i|| ||B_int,j|| < M / 2
+//      (Cauchy–Schwarz), M the product of the moduli: X is known from its residues X mod m_l (the
+//      Chinese remainder theorem). The norm bound gives each side about log2(max/rms) + log2(K)/2
+//      more bits than the bound by K · max|a| · max|b|.
 //   3. X mod m_l = (A_int mod m_l)(B_int mod m_l) mod m_l: INT8 residues, an INT32 product.
 //   4. X / M = sum_l t_l / m_l (mod 1), t_l = (X mod m_l) · y_l, y_l = (M / m_l)^-1 mod m_l: a sum
-//      of fractions in float64 whose fractional part, times M, is X; C = X · 2^(e_i + e_j - pa - pb).
-// The only error is step 1's rounding: pa and pb bits per row and column, and the number of moduli
-// buys them. Shared by the kernels (NVRTC) and the host (the moduli choice and its tests).
+//      of fractions in float64 whose fractional part, times M, is X; C = X · 2^(e_i + e_j - qa - qb).
+// The only error is step 1's rounding, and the number of moduli buys the bits that make it small. Shared by the kernels (NVRTC) and the host (the moduli choice and its tests).
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -42,12 +43,6 @@ constexpr int kMinModuli = 2;
 // An INT8 product of K residues (|r| <= 128) stays exact in INT32 while K · 2^14 < 2^31.
 constexpr long long kMaxK = (1ll << 17) - 1;
 
-OZAKI_HD inline int ceil_log2(long long k) {
-  int b = 0;
-  while ((1ll << b) < k) ++b;
-  return b;
-}
-
 // floor(log2 M), M the product of the first n moduli (a table: the kernels look it up per block;
 // a CPU test checks it against the moduli).
 OZAKI_HD inline int log2_product(int n) {
@@ -55,33 +50,36 @@ OZAKI_HD inline int log2_product(int n) {
   return bits[n];
 }
 
-// The bits of op(A)'s and op(B)'s integers: K · 2^(pa + pb) <= 2^(floor(log2 M) - 1) < M / 2.
+// The norms of op(A)'s rows and op(B)'s columns after scaling: 2^qa and 2^qb, with one bit of
+// M / 2 left for the rounding (each rounded norm stays below 2^q · √2 while √K/2 <= 2^q · 0.41,
+// which q >= 10 guarantees for K < 2^17).
 struct Bits {
   int a, b;
 };
-OZAKI_HD inline Bits bits(int n, long long k) {
-  const int total = log2_product(n) - 1 - ceil_log2(k);
+OZAKI_HD inline Bits bits(int n) {
+  const int total = log2_product(n) - 2;
   return {total - total / 2, total / 2};
 }
 
-// What the data cost, per operand: the largest over its rows (op(B): columns) of max|x| / mean|x|
-// (how far the row's scale, set by its largest element, sits above its typical one) and of
-// rms / mean (how much the other side's rounding errors weigh against the typical product).
+// What the data cost, per operand: the largest over its rows (op(B): columns) of rms / mean|x|.
+// Rounding errors are of the scale's size, set by the row's norm (√K · rms), while the product's
+// elements are of size K · mean|a| · mean|b|: rows whose magnitudes spread (a few large values
+// among small ones) need more bits.
 struct Spread {
-  float max_over_mean = 1, rms_over_mean = 1;
+  float a = 1, b = 1;
 };
 
-// The model of the largest error, relative to (|A||B|)_ij, over a product's elements: the rounding
-// of A_int (at most half a unit of 2^(e_i - pa), e_i above max |a_i| by up to a factor 2) sums K
-// independent errors against the column of B, against (|A||B|)_ij ~ K · mean|a| · mean|b|, with
-// a tail factor for the largest of many elements; the same for B.
+// The model of the largest error, relative to (|A||B|)_ij, over a product's elements: A_int's
+// rounding errors (uniform, at most half a unit of 2^(e_i - qa), e_i above log2 ||a_i|| by up to
+// 1) summed over K against B's column: a standard deviation of 2^(e_i - qa) · √(K/12) · rms_b,
+// against (|A||B|)_ij ~ K · mean|a| · mean|b|; with a tail factor for the largest of many
+// elements, and the same for B's rounding.
 constexpr double kTail = 6.0;
-OZAKI_HD inline double predicted_error(int n, long long k, Spread a, Spread b) {
-  const Bits p = bits(n, k);
-  if (p.a < 1 || p.b < 1) return 1.0;
-  const double per = kTail * 2.0 / sqrt(12.0 * double(k));
-  return per * (ldexp(1.0, -p.a) * a.max_over_mean * b.rms_over_mean +
-                ldexp(1.0, -p.b) * b.max_over_mean * a.rms_over_mean);
+constexpr int kMinBits = 10;
+OZAKI_HD inline double predicted_error(int n, Spread s) {
+  const Bits q = bits(n);
+  if (q.b < kMinBits) return 1.0;
+  return kTail * 2.0 / sqrt(12.0) * double(s.a) * double(s.b) * (ldexp(1.0, -q.a) + ldexp(1.0, -q.b));
 }
 
 // The contract: no larger than cuBLAS SGEMM's largest error, which on the H100 is 3.5e-7 to 4.6e-7
@@ -89,9 +87,9 @@ OZAKI_HD inline double predicted_error(int n, long long k, Spread a, Spread b) {
 constexpr double kTarget = 0x1p-22;
 
 // The fewest moduli whose predicted error meets the target; kMaxModuli when none does.
-OZAKI_HD inline int choose_moduli(long long k, Spread a, Spread b) {
+OZAKI_HD inline int choose_moduli(Spread s) {
   for (int n = kMinModuli; n < kMaxModuli; ++n)
-    if (predicted_error(n, k, a, b) <= kTarget) return n;
+    if (predicted_error(n, s) <= kTarget) return n;
   return kMaxModuli;
 }
 
@@ -145,15 +143,15 @@ OZAKI_HD inline float crt_term(int acc, int m, int y) {
 
 // The pre-passes' view of op(A) (M x K) and op(B)ᵀ (N x K): element (r, c) at x[r·sr + c·sk]; what
 // they write: the residue planes [plane][rows][kp] (int8, rows of kp >= K bytes, zero past K) and
-// each row's exponent e (max |x| < 2^e; kNonFinite for a row holding Inf or NaN).
+// each row's exponent e (its 2-norm < 2^e; kNonFinite for a row holding Inf or NaN).
 struct PassOperand {
   const float* x;
   long long sr, sk, rows;
   signed char* planes;
   int* exponent;
 };
-// spread: max over the rows of op(A) of max/mean and rms/mean, then op(B)'s (float bits: positive
-// floats order like their bits, so atomicMax on them works), zeroed before the first pass.
+// spread: max over the rows of op(A) of rms/mean, then op(B)'s (float bits: positive floats order
+// like their bits, so atomicMax on them works), zeroed before the first pass.
 struct PassArgs {
   PassOperand op[2];
   long long k, kp;
@@ -161,18 +159,19 @@ struct PassArgs {
 };
 constexpr int kNonFinite = 0x7fffffff;
 
-// The buffer the GEMM kernel reads (GemmArgs::extra): spread[4], then op(A)'s row exponents
-// (M), then op(B)'s (N).
+// The buffer the GEMM kernel reads (GemmArgs::extra): spread[2] (two words of padding), then
+// op(A)'s row exponents (M), then op(B)'s (N).
 struct Info {
   unsigned spread[4];
   int exponent[1];
 };
 
-OZAKI_HD inline Spread spread_of(const unsigned* s, int op) {
-  Spread out;
-  out.max_over_mean = s[2 * op] ? float_of_bits(s[2 * op]) : 1.0f;
-  out.rms_over_mean = s[2 * op + 1] ? float_of_bits(s[2 * op + 1]) : 1.0f;
-  return out;
+// The moduli the pre-passes' statistics call for (a zero: an operand of zero rows).
+OZAKI_HD inline int moduli_of(const unsigned* spread) {
+  Spread s;
+  if (spread[0]) s.a = float_of_bits(spread[0]);
+  if (spread[1]) s.b = float_of_bits(spread[1]);
+  return choose_moduli(s);
 }
 
 }  // namespace ozaki

@@ -11,10 +11,10 @@ namespace {
 
 auto s = [](int x) { return std::to_string(x); };
 
-// Moduli for normal inputs at this K: what the model counts on when the data are not known.
-int typical_moduli(const ParamValues& v, long long k) {
+// Moduli for normal inputs (rms / mean = 1.25): what the model counts on when the data are not known.
+int typical_moduli(const ParamValues& v) {
   if (const int n = v.at("moduli")[0]; n > 0) return n;
-  return ozaki::choose_moduli(k, {5.0f, 1.25f}, {5.0f, 1.25f});
+  return ozaki::choose_moduli({1.25f, 1.25f});
 }
 
 class Ozaki final : public KernelFamily {
@@ -38,6 +38,9 @@ class Ozaki final : public KernelFamily {
             {"consumers", {2}, 1, 2, "consumer warpgroups; each owns BM / consumers rows (a multiple of 64)"},
             {"stages", {4}, 2, 8, "shared-memory slots of the TMA pipeline"},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
+            {"cluster", {2, 1}, 1, 4,
+             "blocks per cluster CM x CN: CM blocks of adjacent tile rows share (multicast) their B tile, CN of "
+             "adjacent tile columns their A tile (less L2 traffic per product)"},
             {"moduli", {0}, 0, ozaki::kMaxModuli,
              "moduli (INT8 products): 0 chooses per call from K and the inputs' spread to meet the contract "
              "(on the GPU, no host round trip); 2-16 fixes them (under 7: lower precision)"}};
@@ -53,6 +56,10 @@ class Ozaki final : public KernelFamily {
                     " consumer warpgroups a multiple of 64 rows");
     if (t[1] != 64 && t[1] != 128 && t[1] != 256)
       out.push_back("tile.n " + s(t[1]) + " is not one of the wgmma widths 64, 128, 256");
+    auto& cl = v.at("cluster");
+    if (cl[0] * cl[1] > 4) out.push_back("cluster " + s(cl[0]) + "x" + s(cl[1]) + " has over 4 blocks");
+    if (t[0] % (8 * cl[1]) || t[1] % (8 * cl[0]))
+      out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " does not split into cluster shares of whole 8-row groups");
     if (moduli == 1) out.push_back("moduli 1 leaves no bits (M / 2 = 128): take 0 (automatic) or 2 to 16");
     if (!out.empty()) return out;
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
@@ -66,18 +73,25 @@ class Ozaki final : public KernelFamily {
     auto& t = v.at("tile");
     return {tiled::define("BM", t[0]), tiled::define("BN", t[1]), tiled::define("CONSUMERS", v.at("consumers")[0]),
             tiled::define("STAGES", v.at("stages")[0]), tiled::define("GROUP", v.at("group")[0]),
-            tiled::define("MODULI", v.at("moduli")[0])};
+            tiled::define("MODULI", v.at("moduli")[0]), tiled::define("CLUSTER_M", v.at("cluster")[0]),
+            tiled::define("CLUSTER_N", v.at("cluster")[1])};
   }
+  // One block per tile, whole clusters (capped by the launcher at the clusters that fit at once).
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
-    return {dim3(unsigned(std::min<long long>(tiles(v, p), 1ll << 30))), dim3(128 * (v.at("consumers")[0] + 1)),
-            size_t(smem(v))};
+    auto& t = v.at("tile");
+    auto& cl = v.at("cluster");
+    const long long units = ((p.m + t[0] * cl[0] - 1) / (t[0] * cl[0])) * ((p.n + t[1] * cl[1] - 1) / (t[1] * cl[1]));
+    return {dim3(unsigned(std::min<long long>(units * cl[0] * cl[1], 1ll << 30))),
+            dim3(128 * (v.at("consumers")[0] + 1)), size_t(smem(v))};
   }
   bool persistent(const ParamValues&) const override { return true; }
+  int cluster(const ParamValues& v) const override { return v.at("cluster")[0] * v.at("cluster")[1]; }
   // The planes of every modulus the call may choose, op(A)'s and op(B)ᵀ's residues, int8.
   Packing packing(const ParamValues& v) const override {
     auto& t = v.at("tile");
     const int n = v.at("moduli")[0];
-    Packing p{"ozaki_residues", n > 0 ? n : ozaki::kMaxModuli, t[0], t[1], 128};
+    auto& cl = v.at("cluster");
+    Packing p{"ozaki_residues", n > 0 ? n : ozaki::kMaxModuli, t[0] / cl[1], t[1] / cl[0], 128};
     p.scan_entry = "ozaki_scan";
     return p;
   }
@@ -94,12 +108,13 @@ class Ozaki final : public KernelFamily {
   // memory directly. The pre-passes (a scan and the residues) are separate kernels.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant&) const override {
     auto& t = v.at("tile");
-    const double n = typical_moduli(v, p.k), ktiles = double((p.k + 127) / 128), blocks = double(tiles(v, p));
+    const double n = typical_moduli(v), ktiles = double((p.k + 127) / 128), blocks = double(tiles(v, p));
     KernelModel m;
     m.global_load_inst = 0;
     m.global_async_inst = 0;
     m.tma_load_inst = blocks * n * ktiles * 2;
-    m.global_load_bytes = blocks * n * ktiles * 128.0 * (t[0] + t[1]);
+    auto& cl = v.at("cluster");  // a cluster's shares of the tiles are read once
+    m.global_load_bytes = blocks * n * ktiles * 128.0 * (double(t[0]) / cl[1] + double(t[1]) / cl[0]);
     m.shared_load_inst = 0;
     m.shared_store_inst = 0;
     tiled::add_epilogue(m, p, blocks * (t[0] / 64) * 4 * double(t[1] / 2));
@@ -108,9 +123,10 @@ class Ozaki final : public KernelFamily {
     return m;
   }
   std::vector<std::string> search_space() const override {
-    return product_space(*this, {{"tile", {"128x128", "128x64", "64x128", "128x256"}},
+    return product_space(*this, {{"tile", {"128x128", "128x64", "64x128"}},
                                  {"stages", {"3", "4", "5", "6"}},
-                                 {"consumers", {"1", "2"}}});
+                                 {"consumers", {"1", "2"}},
+                                 {"cluster", {"1x1", "2x1", "1x2", "2x2"}}});
   }
 
  private:

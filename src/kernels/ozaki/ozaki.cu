@@ -2,13 +2,15 @@
 // in ozaki_math.cuh.
 //
 // Two pre-passes over op(A) and op(B)ᵀ (blockIdx.z picks the operand), then the product:
-//   ozaki_scan      each row's largest magnitude (its exponent), whether it holds Inf or NaN, and
-//                   the spread statistics from which every later kernel derives the same number
-//                   of moduli (no trip to the host: the choice follows the data, inside a graph too);
+//   ozaki_scan      each row's 2-norm (its exponent), whether it holds Inf or NaN, and the spread
+//                   statistic from which every later kernel derives the same number of moduli
+//                   (no trip to the host: the choice follows the data, inside a graph too);
 //   ozaki_residues  each element scaled by its row's power of two, rounded, and written as one
 //                   int8 residue per modulus, K-major: the planes the tensor cores read;
 //   gemm_ozaki      persistent and warp-specialised like wgmma: the producer warpgroup moves the
-//                   residue tiles of every modulus in turn with TMA (128-byte rows, swizzled); the
+//                   residue tiles of every modulus in turn with TMA (128-byte rows, swizzled; in a
+//                   cluster of CLUSTER_M x CLUSTER_N blocks, each loads a share of the A tile its
+//                   row of blocks needs and of the B tile its column needs, multicast); the
 //                   consumers run one exact INT32 product per modulus (m64nBNk32 s8 wgmmas), fold
 //                   it into the tile's float64 sum of CRT fractions, and after the last modulus
 //                   rebuild, scale and store C. Elements whose row or column holds Inf or NaN are
@@ -21,7 +23,13 @@
 #define GROUP 8
 #endif
 #ifndef MODULI
-#define MODULI 0  // 0: chosen from K and the data (ozaki::choose_moduli)
+#define MODULI 0  // 0: chosen from the data (ozaki::choose_moduli)
+#endif
+#ifndef CLUSTER_M
+#define CLUSTER_M 1  // blocks of a cluster along M (they share B tiles)
+#endif
+#ifndef CLUSTER_N
+#define CLUSTER_N 1  // along N (they share A tiles)
 #endif
 
 constexpr int BK = 128;  // int8 values per K tile row: one 128-byte swizzle row
@@ -30,12 +38,13 @@ constexpr int WG_M = BM / CONSUMERS;
 constexpr int MW = WG_M / 64;
 constexpr int STAGE = (BM + BN) * BK;  // bytes
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
 static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
 
-__device__ inline int moduli_for(long long k, const unsigned* spread) {
-  if (MODULI > 0) return MODULI;
-  return ozaki::choose_moduli(k, ozaki::spread_of(spread, 0), ozaki::spread_of(spread, 1));
-}
+__device__ inline int moduli_for(const unsigned* spread) { return MODULI > 0 ? MODULI : ozaki::moduli_of(spread); }
+
+// blockIdx.z picks the operand; a plain select keeps the parameter array out of local memory.
+__device__ inline const ozaki::PassOperand& operand(const ozaki::PassArgs& p) { return blockIdx.z ? p.op[1] : p.op[0]; }
 
 // One operand's 32 x 32 tile at (r0, c0) into shared memory, read along whichever of its
 // dimensions is contiguous (coalesced either way); zero outside the matrix.
@@ -57,11 +66,10 @@ __device__ inline void atomic_max_positive(unsigned* where, float v) { atomicMax
 // 32 rows per block over all of K: thread (row t / 8, lane group t % 8) takes every 8th column.
 extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassArgs p) {
   __shared__ float tile[32][33];
-  const ozaki::PassOperand& x = p.op[blockIdx.z];
+  const ozaki::PassOperand& x = operand(p);
   const long long r0 = (long long)blockIdx.x * 32;
   if (r0 >= x.rows) return;
   const int row = threadIdx.x / 8, q = threadIdx.x % 8;
-  float largest = 0.0f;
   double sum = 0, squares = 0;
   bool finite = true;
   for (long long c0 = 0; c0 < p.k; c0 += 32) {
@@ -72,27 +80,23 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassAr
     for (int c = q; c < 32; c += 8) {
       const float v = fabsf(tile[row][c]);
       finite = finite && isfinite(v);
-      largest = fmaxf(largest, v);
       sum += v;
       squares += double(v) * v;
     }
   }
 #pragma unroll
   for (int o = 1; o < 8; o *= 2) {  // the row's 8 threads are neighbouring lanes
-    largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, o));
     sum += __shfl_xor_sync(0xffffffffu, sum, o);
     squares += __shfl_xor_sync(0xffffffffu, squares, o);
     finite = __shfl_xor_sync(0xffffffffu, int(finite), o) && finite;
   }
   if (q != 0 || r0 + row >= x.rows) return;
   int e = 0;
-  if (!finite) {
+  if (!finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
     e = ozaki::kNonFinite;
-  } else if (largest > 0.0f) {
-    frexpf(largest, &e);  // largest < 2^e
-    const double mean = sum / double(p.k);
-    atomic_max_positive(&p.spread[2 * blockIdx.z], float(largest / mean));
-    atomic_max_positive(&p.spread[2 * blockIdx.z + 1], float(sqrt(squares / double(p.k)) / mean));
+  } else if (squares > 0) {
+    frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
+    atomic_max_positive(&p.spread[blockIdx.z], float(sqrt(squares * double(p.k)) / sum));  // rms / mean
   }
   x.exponent[r0 + row] = e;
 }
@@ -102,19 +106,19 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassAr
 extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::PassArgs p) {
   __shared__ float tile[32][33];
   __shared__ int pow2[ozaki::kMaxModuli][64];  // 2^e mod m_l
-  const ozaki::PassOperand& x = p.op[blockIdx.z];
+  const ozaki::PassOperand& x = operand(p);
   const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
   if (r0 >= x.rows) return;
-  const int n = moduli_for(p.k, p.spread);
+  const int n = moduli_for(p.spread);
   for (int t = threadIdx.x; t < n * 64; t += blockDim.x) pow2[t / 64][t % 64] = ozaki::pow2_mod(t % 64, ozaki::modulus(t / 64));
   load_tile(tile, x, p.k, r0, c0);
   __syncthreads();
   const int row = threadIdx.x / 8, c = threadIdx.x % 8 * 4;
   const long long gr = r0 + row;
   if (gr >= x.rows) return;
-  const ozaki::Bits bits = ozaki::bits(n, p.k);
+  const ozaki::Bits bits = ozaki::bits(n);
   const int e = x.exponent[gr];
-  // Element v = x · 2^(bits - e), rounded: |v| <= 2^bits, held as mant · 2^shift, |mant| < 2^24.
+  // Element v = x · 2^(bits - e), rounded: |v| < 2^bits, held as mant · 2^shift, |mant| < 2^24.
   float mant[4];
   int shift[4];
 #pragma unroll
@@ -136,11 +140,27 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::Pa
   }
 }
 
-// A consumer warp is done with a slot.
+// A consumer warp is done with a slot: one arrival on the slot's empty barrier in every block of the
+// cluster, since their producers write shares of this block's tiles.
 __device__ inline void retire(int slot, int lane, unsigned long long* empty) {
   __syncwarp();
-  if (lane == 0) hopper::mbar_arrive(&empty[slot]);
+  if (lane != 0) return;
+  if (CLUSTER == 1) {
+    hopper::mbar_arrive(&empty[slot]);
+  } else {
+#pragma unroll
+    for (unsigned r = 0; r < CLUSTER; ++r) hopper::mbar_arrive_remote(&empty[slot], r);
+  }
 }
+
+// The blocks of a cluster that read the same A tile (one row of the cluster: same rank % CLUSTER_M)
+// or the same B tile (same rank / CLUSTER_M), as a multicast mask.
+__device__ inline unsigned short row_mask(int rm) {
+  unsigned m = 0;
+  for (int j = 0; j < CLUSTER_N; ++j) m |= 1u << (rm + CLUSTER_M * j);
+  return (unsigned short)m;
+}
+__device__ inline unsigned short column_mask(int rn) { return (unsigned short)(((1u << CLUSTER_M) - 1) << (CLUSTER_M * rn)); }
 
 template <class T, int R>
 __device__ inline void fence_operands(T (&d)[MW][R]) {
@@ -160,92 +180,116 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   unsigned long long* empty = full + STAGES;
   const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
   const auto* info = static_cast<const ozaki::Info*>(g.extra);
-  const int n = moduli_for(g.k, info->spread);
+  const int n = moduli_for(info->spread);
 
-  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, 4 * CONSUMERS);
+  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, 4 * CONSUMERS * CLUSTER);
   if (threadIdx.x < n) inverse[threadIdx.x] = ozaki::crt_inverse(threadIdx.x, n);
-  __syncthreads();
+  // With clusters, no block may signal another's barriers before that block initialised them.
+  if (CLUSTER > 1) cluster_sync();
+  else __syncthreads();
 
-  const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN, tiles = tiles_m * tiles_n;
+  // Cluster u of the tile order covers CLUSTER_M x CLUSTER_N tiles; block (rm, rn) of it takes one.
+  const int rank = CLUSTER > 1 ? int(cluster_rank()) : 0, rm = rank % CLUSTER_M, rn = rank / CLUSTER_M;
+  const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
+  const long long units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M, units_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
+  const long long units = units_m * units_n, first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;
+  auto coords = [&](long long u, long long& tm, long long& tn) {
+    long long um, un;
+    banded_tile(u, units_m, units_n, GROUP, um, un);
+    tm = um * CLUSTER_M + rm;
+    tn = un * CLUSTER_N + rn;
+  };
   const int ktiles = int((g.k + BK - 1) / BK);
 
   if (wg == CONSUMERS) {  // producer
     if (CONSUMERS == 2) regs_dealloc<PRODUCER_REGS>();
     if (threadIdx.x % 128 == 0) {
       int round_slot = 0;
-      for (long long u = blockIdx.x; u < tiles; u += gridDim.x) {
+      for (long long u = first; u < units; u += step) {
         long long tm, tn;
-        banded_tile(u, tiles_m, tiles_n, GROUP, tm, tn);
+        coords(u, tm, tn);
         for (int l = 0; l < n; ++l)
           for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
             const int s = round_slot % STAGES;
             mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
             mbar_expect_bytes(&full[s], STAGE);
             signed char* a = smem + s * STAGE;
-            tma_load_3d(a, &maps.a, kt * BK, int(tm * BM), l, &full[s]);
-            tma_load_3d(a + BM * BK, &maps.b, kt * BK, int(tn * BN), l, &full[s]);
+            signed char* b = a + BM * BK;
+            constexpr int A_SHARE = BM / CLUSTER_N, B_SHARE = BN / CLUSTER_M;
+            if (CLUSTER_N == 1)
+              tma_load_3d(a, &maps.a, kt * BK, int(tm * BM), l, &full[s]);
+            else
+              tma_load_3d_multicast(a + rn * A_SHARE * BK, &maps.a, kt * BK, int(tm * BM + rn * A_SHARE), l, &full[s],
+                                    row_mask(rm));
+            if (CLUSTER_M == 1)
+              tma_load_3d(b, &maps.b, kt * BK, int(tn * BN), l, &full[s]);
+            else
+              tma_load_3d_multicast(b + rm * B_SHARE * BK, &maps.b, kt * BK, int(tn * BN + rm * B_SHARE), l, &full[s],
+                                    column_mask(rn));
           }
       }
     }
-    return;
-  }
-
-  if (CONSUMERS == 2) regs_alloc<CONSUMER_REGS>();
-  const ozaki::Bits bits = ozaki::bits(n, g.k);
-  double modulus_product = 1;
-  for (int l = 0; l < n; ++l) modulus_product *= ozaki::modulus(l);
-  const double scale = ldexp(modulus_product, -(bits.a + bits.b));  // X = fraction · M, C = X · 2^(e_i + e_j - bits)
-  const int* exp_a = info->exponent;
-  const int* exp_b = info->exponent + g.m;
-  int round_slot = 0;
-  for (long long u = blockIdx.x; u < tiles; u += gridDim.x) {
-    long long tm, tn;
-    banded_tile(u, tiles_m, tiles_n, GROUP, tm, tn);
-    double fraction[MW][BN / 2];  // sum over the moduli of t_l / m_l
-#pragma unroll
-    for (int i = 0; i < MW; ++i)
-#pragma unroll
-      for (int j = 0; j < BN / 2; ++j) fraction[i][j] = 0;
-    for (int l = 0; l < n; ++l) {
-      int acc[MW][BN / 2];
-      int held = -1;  // the slot the group in flight reads
-      for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
-        const int s = round_slot % STAGES;
-        mbar_wait(&full[s], (round_slot / STAGES) & 1);
-        const signed char* a = smem + s * STAGE + wg * WG_M * BK;
-        const signed char* b = smem + s * STAGE + BM * BK;
-        fence_operands(acc);
-        wgmma_fence();
-#pragma unroll
-        for (int k = 0; k < BK; k += 32)
-#pragma unroll
-          for (int i = 0; i < MW; ++i)
-            wgmma_s8(acc[i], kmajor_swizzled_desc<128>(a + i * 64 * BK + k), kmajor_swizzled_desc<128>(b + k),
-                     kt > 0 || k > 0);
-        wgmma_commit();
-        wgmma_wait<1>();  // the previous K tile's group is done: its slot goes back
-        if (held >= 0) retire(held, lane, empty);
-        held = s;
-      }
-      wgmma_wait<0>();
-      if (held >= 0) retire(held, lane, empty);
-      fence_operands(acc);
-      const int m = ozaki::modulus(l), y = inverse[l];
-      const double inv_m = 1.0 / m;
+  } else {
+    if (CONSUMERS == 2) regs_alloc<CONSUMER_REGS>();
+    const ozaki::Bits bits = ozaki::bits(n);
+    double modulus_product = 1;
+    for (int l = 0; l < n; ++l) modulus_product *= ozaki::modulus(l);
+    // X = fraction · M; C = X · 2^(e_i + e_j - qa - qb).
+    const double scale = ldexp(modulus_product, -(bits.a + bits.b));
+    const int* exp_a = info->exponent;
+    const int* exp_b = info->exponent + g.m;
+    int round_slot = 0;
+    for (long long u = first; u < units; u += step) {
+      long long tm, tn;
+      coords(u, tm, tn);
+      double fraction[MW][BN / 2];  // sum over the moduli of t_l / m_l
 #pragma unroll
       for (int i = 0; i < MW; ++i)
 #pragma unroll
-        for (int j = 0; j < BN / 2; ++j) fraction[i][j] += double(ozaki::crt_term(acc[i][j], m, y)) * inv_m;
-    }
-    const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
-    each_element(fraction, r0, c0, warp, lane, [&](long long r, long long c, double f) {
-      if (r >= g.m || c >= g.n) return;
-      const int ea = exp_a[r], eb = exp_b[c];
-      if (ea == ozaki::kNonFinite || eb == ozaki::kNonFinite) {
-        gl::store_c(g, r, c, gl::fp32_dot(g, r, c));
-        return;
+        for (int j = 0; j < BN / 2; ++j) fraction[i][j] = 0;
+      for (int l = 0; l < n; ++l) {
+        int acc[MW][BN / 2];
+        int held = -1;  // the slot the group in flight reads
+        for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
+          const int s = round_slot % STAGES;
+          mbar_wait(&full[s], (round_slot / STAGES) & 1);
+          const signed char* a = smem + s * STAGE + wg * WG_M * BK;
+          const signed char* b = smem + s * STAGE + BM * BK;
+          fence_operands(acc);
+          wgmma_fence();
+#pragma unroll
+          for (int k = 0; k < BK; k += 32)
+#pragma unroll
+            for (int i = 0; i < MW; ++i)
+              wgmma_s8(acc[i], kmajor_swizzled_desc<128>(a + i * 64 * BK + k), kmajor_swizzled_desc<128>(b + k),
+                       kt > 0 || k > 0);
+          wgmma_commit();
+          wgmma_wait<1>();  // the previous K tile's group is done: its slot goes back
+          if (held >= 0) retire(held, lane, empty);
+          held = s;
+        }
+        wgmma_wait<0>();
+        if (held >= 0) retire(held, lane, empty);
+        fence_operands(acc);
+        const int m = ozaki::modulus(l), y = inverse[l];
+        const double inv_m = 1.0 / m;
+#pragma unroll
+        for (int i = 0; i < MW; ++i)
+#pragma unroll
+          for (int j = 0; j < BN / 2; ++j) fraction[i][j] += double(ozaki::crt_term(acc[i][j], m, y)) * inv_m;
       }
-      gl::store_c(g, r, c, float(ldexp((f - rint(f)) * scale, ea + eb)));
-    });
+      const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
+      each_element(fraction, r0, c0, warp, lane, [&](long long r, long long c, double f) {
+        if (r >= g.m || c >= g.n) return;
+        const int ea = exp_a[r], eb = exp_b[c];
+        if (ea == ozaki::kNonFinite || eb == ozaki::kNonFinite) {
+          gl::store_c(g, r, c, gl::fp32_dot(g, r, c));
+          return;
+        }
+        gl::store_c(g, r, c, float(ldexp((f - rint(f)) * scale, ea + eb)));
+      });
+    }
   }
+  // No block leaves while another may still write into its shared memory or arrive on its barriers.
+  if (CLUSTER > 1) cluster_sync();
 }
