@@ -48,6 +48,16 @@ double Reference::value(int64_t i, int64_t j) const {
   return v;
 }
 
+double Reference::magnitude(int64_t i, int64_t j) const {
+  const float* a = a_rows_.data() + i * p_.k;
+  const float* b = b_cols_.data() + j * p_.k;
+  double acc = 0;
+  for (int64_t k = 0; k < p_.k; ++k) acc += std::fabs(double(a[k]) * double(b[k]));
+  double v = std::fabs(double(p_.alpha)) * acc;
+  if (c0_) v += std::fabs(double(p_.beta)) * std::fabs(double(c0_[c_.at(i, j)]));
+  return v;
+}
+
 double Reference::scale(int64_t i, int64_t j) const {
   double s = std::fabs(double(p_.alpha)) * a_norm_[size_t(i)] * b_norm_[size_t(j)];
   if (c0_) s += std::fabs(double(p_.beta)) * std::fabs(double(c0_[c_.at(i, j)]));

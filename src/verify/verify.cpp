@@ -64,8 +64,12 @@ Verifier::Verifier(const Problem& p, const float* a, const float* b, const float
         if (!std::binary_search(rows.begin(), rows.end(), i)) positions_.emplace_back(i, j);
   }
   values_.resize(positions_.size());
+  magnitudes_.resize(positions_.size());
 #pragma omp parallel for schedule(dynamic, 4096)
-  for (size_t t = 0; t < positions_.size(); ++t) values_[t] = ref_.value(positions_[t].first, positions_[t].second);
+  for (size_t t = 0; t < positions_.size(); ++t) {
+    values_[t] = ref_.value(positions_[t].first, positions_[t].second);
+    magnitudes_[t] = ref_.magnitude(positions_[t].first, positions_[t].second);
+  }
 }
 
 Verdict Verifier::check(const float* c, Precision precision) const {
@@ -87,6 +91,7 @@ Verdict Verifier::check(const float* c, Precision precision) const {
     double e = scaled(got, want, ref_.scale(i, j));
     v.max_err = std::max(v.max_err, e);
     if (want != 0) v.max_rel_err = std::max(v.max_rel_err, std::abs(got - want) / std::abs(want));
+    v.max_abs_err = std::max(v.max_abs_err, scaled(got, want, magnitudes_[t]));
     err2 += (got - want) * (got - want);
     ref2 += want * want;
     if (!(e <= v.tolerance)) fail(where(i, j, got, want));

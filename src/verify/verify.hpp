@@ -29,6 +29,9 @@ struct Verdict {
   double max_err = 0;        // the largest scaled error against float64 (see above)
   double rel_norm_err = 0;   // ||C - ref|| / ||ref|| over the float64-checked elements
   double max_rel_err = 0;    // max |C - ref| / |ref| over them (elements whose ref is not 0)
+  // max |C - ref| / (|alpha| (|A||B|)_ij + |beta| |C0_ij|) over them: the tensor_fp32 contract's measure
+  // (the exact sum of magnitudes, which s_ij bounds from above).
+  double max_abs_err = 0;
   double tolerance = 0;
   double max_dev_cublas = -1;  // largest scaled difference from cuBLAS SGEMM (sampled mode), else -1
   std::string first_failure;   // where and what, for the first failing element
@@ -41,6 +44,8 @@ class Reference {
   Reference(const Problem& p, const float* a, const float* b, const float* c0);
   double value(int64_t i, int64_t j) const;
   double scale(int64_t i, int64_t j) const;
+  // |alpha| Σ_k |a_ik b_kj| + |beta| |C0_ij|.
+  double magnitude(int64_t i, int64_t j) const;
   const Problem& problem() const { return p_; }
 
  private:
@@ -68,7 +73,7 @@ class Verifier {
   Reference ref_;
   bool full_;
   std::vector<std::pair<int64_t, int64_t>> positions_;
-  std::vector<double> values_;
+  std::vector<double> values_, magnitudes_;
   std::vector<float> cublas_;
 };
 

@@ -109,6 +109,16 @@ OZAKI_HD inline int symmetric_residue(float mant, int pow2_mod_m, int m) {
   return v;
 }
 
+// x · 2^shift rounded to an integer v, held as mant · 2^exp2 with |mant| < 2^24 an integer and
+// exp2 >= 0 (v itself when it is below 2^24).
+OZAKI_HD inline void scaled_integer(float x, int shift, float& mant, int& exp2) {
+  const float v = rintf(ldexpf(x, shift));
+  int e = 0;
+  const float f = frexpf(v, &e);
+  exp2 = e > 24 ? e - 24 : 0;
+  mant = e > 24 ? ldexpf(f, 24) : v;
+}
+
 // 2^e mod m.
 OZAKI_HD inline int pow2_mod(int e, int m) {
   int r = 1 % m;

@@ -122,13 +122,9 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::Pa
   float mant[4];
   int shift[4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float v = e == ozaki::kNonFinite ? 0.0f : rintf(ldexpf(tile[row][c + i], (blockIdx.z ? bits.b : bits.a) - e));
-    int ev = 0;
-    const float f = frexpf(v, &ev);
-    shift[i] = ev > 24 ? ev - 24 : 0;
-    mant[i] = ev > 24 ? ldexpf(f, 24) : v;
-  }
+  for (int i = 0; i < 4; ++i)
+    ozaki::scaled_integer(e == ozaki::kNonFinite ? 0.0f : tile[row][c + i], (blockIdx.z ? bits.b : bits.a) - e, mant[i],
+                          shift[i]);
   const long long plane = x.rows * p.kp;
   for (int l = 0; l < n; ++l) {
     const int m = ozaki::modulus(l);

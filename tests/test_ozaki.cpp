@@ -1,0 +1,166 @@
+// Ozaki scheme II arithmetic on the host (ozaki_math.cuh, shared with the kernels): the moduli, the
+// bit budget, residues, the CRT reconstruction, the moduli choice against its error model, and
+// the family's constraints.
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "gemmlab/error.hpp"
+#include "kernels/common/ozaki_math.cuh"
+#include "kernels/family.hpp"
+
+namespace gemmlab {
+namespace {
+
+TEST(Ozaki, ModuliArePairwiseCoprimeAndTheLog2TableMatchesThem) {
+  double log2m = 0;
+  for (int l = 0; l < ozaki::kMaxModuli; ++l) {
+    EXPECT_LE(ozaki::modulus(l), 256);
+    for (int j = 0; j < l; ++j) EXPECT_EQ(std::gcd(ozaki::modulus(l), ozaki::modulus(j)), 1) << l << " " << j;
+    log2m += std::log2(double(ozaki::modulus(l)));
+    EXPECT_EQ(ozaki::log2_product(l + 1), int(std::floor(log2m))) << l + 1;
+  }
+}
+
+// Rounded rows have norms below 2^q · √2, and their product must stay below M / 2.
+TEST(Ozaki, TheBitBudgetKeepsEveryProductBelowHalfM) {
+  for (int n = ozaki::kMinModuli; n <= ozaki::kMaxModuli; ++n) {
+    const auto q = ozaki::bits(n);
+    double log2m = 0;
+    for (int l = 0; l < n; ++l) log2m += std::log2(double(ozaki::modulus(l)));
+    EXPECT_LT(q.a + 0.5 + q.b + 0.5, log2m - 1) << n;
+    EXPECT_LE(std::abs(q.a - q.b), 1);
+    // The rounding slack √K/2 fits in the √2 margin from kMinBits bits on, for every K the family takes.
+    if (q.b >= ozaki::kMinBits)
+      EXPECT_LE(std::sqrt(double(ozaki::kMaxK)) / 2, std::ldexp(std::sqrt(2.0) - 1, q.b)) << n;
+  }
+}
+
+TEST(Ozaki, ScaledIntegersAreExactAndResiduesSymmetric) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int t = 0; t < 2000; ++t) {
+    const float x = u(rng) * std::ldexp(1.0f, int(rng() % 60) - 30);
+    const int shift = int(rng() % 90) - 20;
+    float mant;
+    int e2;
+    ozaki::scaled_integer(x, shift, mant, e2);
+    const long double v = std::rintl(std::ldexp((long double)x, shift));
+    if (std::fabs(v) >= 0x1p62L) continue;  // the kernels' integers stay below 2^62 (bits(16).a = 62)
+    ASSERT_EQ(std::ldexp((long double)mant, e2), v) << x << " " << shift;
+    ASSERT_LT(std::fabs(mant), 16777216.0f);
+    for (int l = 0; l < ozaki::kMaxModuli; ++l) {
+      const int m = ozaki::modulus(l), r = ozaki::symmetric_residue(mant, ozaki::pow2_mod(e2, m), m);
+      ASSERT_GE(r, -(m / 2));
+      ASSERT_LT(r, (m + 1) / 2 + (m % 2));
+      ASSERT_LE(r, 127);
+      ASSERT_GE(r, -128);
+      ASSERT_EQ(((__int128)v - r) % m, 0) << x << " " << shift << " m=" << m;
+    }
+  }
+  // Zeros and subnormals: a subnormal scaled up is an ordinary integer; zero stays zero.
+  float mant;
+  int e2;
+  ozaki::scaled_integer(0.0f, 40, mant, e2);
+  EXPECT_EQ(mant, 0.0f);
+  ozaki::scaled_integer(std::ldexp(3.0f, -148), 160, mant, e2);
+  EXPECT_EQ(std::ldexp((double)mant, e2), 3.0 * std::ldexp(1.0, 12));
+}
+
+// A random exact product rebuilt from its residues: the INT32 products per modulus, the CRT terms
+// and the float64 sum of fractions, as the kernel does them.
+TEST(Ozaki, TheCrtRebuildsExactProductsFromTheirResidues) {
+  std::mt19937_64 rng(7);
+  for (int n : {2, 5, 7, 10, 16}) {
+    const auto q = ozaki::bits(n);
+    double mprod = 1;
+    for (int l = 0; l < n; ++l) mprod *= ozaki::modulus(l);
+    for (int trial = 0; trial < 200; ++trial) {
+      const int k = 1 + int(rng() % 64);
+      // Integers with norms below 2^q (each below 2^q / √K), as the scan's scaling makes them.
+      std::vector<long double> a(k), b(k);
+      std::uniform_real_distribution<double> u(-1, 1);
+      long double x = 0;
+      for (int i = 0; i < k; ++i) {
+        a[i] = std::rintl(u(rng) * std::ldexp(1.0, q.a) / std::sqrt(double(k)));
+        b[i] = std::rintl(u(rng) * std::ldexp(1.0, q.b) / std::sqrt(double(k)));
+        x += a[i] * b[i];
+      }
+      double fraction = 0;
+      for (int l = 0; l < n; ++l) {
+        const int m = ozaki::modulus(l);
+        long long acc = 0;
+        for (int i = 0; i < k; ++i) {
+          float ma, mb;
+          int ea, eb;
+          ozaki::scaled_integer(float(a[i]), 0, ma, ea);
+          ozaki::scaled_integer(float(b[i]), 0, mb, eb);
+          if (std::ldexp((long double)ma, ea) != a[i] || std::ldexp((long double)mb, eb) != b[i]) {
+            // wider than a float: residues of the exact integers instead
+            acc += (long long)std::fmod(a[i], (long double)m) * (long long)std::fmod(b[i], (long double)m);
+            continue;
+          }
+          acc += ozaki::symmetric_residue(ma, ozaki::pow2_mod(ea, m), m) *
+                 ozaki::symmetric_residue(mb, ozaki::pow2_mod(eb, m), m);
+        }
+        acc %= m;  // the INT32 sum of K <= 2^17 products stays in range; keep the host sum small too
+        fraction += double(ozaki::crt_term(int(acc), m, ozaki::crt_inverse(l, n))) / m;
+      }
+      const long double rebuilt = (long double)(fraction - std::rint(fraction)) * mprod;
+      ASSERT_LE(std::fabs(rebuilt - x), std::ldexp(mprod, -40)) << "n=" << n << " k=" << k;
+    }
+  }
+}
+
+TEST(Ozaki, CrtInversesInvertTheCofactors) {
+  for (int n = 2; n <= ozaki::kMaxModuli; ++n)
+    for (int l = 0; l < n; ++l) {
+      const int m = ozaki::modulus(l);
+      long long rest = 1;
+      for (int j = 0; j < n; ++j)
+        if (j != l) rest = rest * ozaki::modulus(j) % m;
+      EXPECT_EQ(rest * ozaki::crt_inverse(l, n) % m, 1) << n << " " << l;
+    }
+}
+
+TEST(Ozaki, TheModuliChoiceIsTheFewestThatMeetTheModel) {
+  for (float sa : {1.0f, 1.155f, 1.25f, 2.0f, 5.0f, 30.0f, 300.0f})
+    for (float sb : {1.0f, 1.25f, 8.0f}) {
+      const ozaki::Spread s{sa, sb};
+      const int n = ozaki::choose_moduli(s);
+      if (n < ozaki::kMaxModuli) EXPECT_LE(ozaki::predicted_error(n, s), ozaki::kTarget) << sa << " " << sb;
+      if (n > ozaki::kMinModuli) EXPECT_GT(ozaki::predicted_error(n - 1, s), ozaki::kTarget) << sa << " " << sb;
+      // More spread never takes fewer moduli.
+      EXPECT_GE(ozaki::choose_moduli({sa * 4, sb}), n);
+    }
+  // Normal inputs (rms / mean = 1.25) on both sides: 7 moduli.
+  EXPECT_EQ(ozaki::choose_moduli({1.25f, 1.25f}), 7);
+}
+
+TEST(Ozaki, ConstraintsSayWhatIsWrong) {
+  const KernelFamily* f = find_family("ozaki");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NO_THROW(parse_params(*f, ""));
+  EXPECT_NO_THROW(parse_params(*f, "moduli=7,cluster=1x1"));
+  auto message = [&](const std::string& text) {
+    try {
+      parse_params(*f, text);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message("moduli=1").find("no bits"), std::string::npos);
+  EXPECT_NE(message("tile=128x256").find("registers"), std::string::npos);
+  EXPECT_NE(message("cluster=4x2").find("over 4 blocks"), std::string::npos);
+  EXPECT_NE(message("tile=128x96").find("wgmma widths"), std::string::npos);
+  EXPECT_NE(f->unsupported(parse_params(*f, ""), problem_of_shape(Op::gemm, {64, 64, 1 << 17}, Layout::row_major,
+                                                                   Trans::no, Trans::no))
+                .find("overflow"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gemmlab
