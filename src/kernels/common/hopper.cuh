@@ -143,6 +143,20 @@ __device__ inline void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 
+// A consumer warp is done with a pipeline slot: one arrival (lane 0) on the slot's empty barrier in
+// every block of the cluster, since each block's producer may write shares of every block's tiles.
+template <int BLOCKS>
+__device__ inline void release_slot(int slot, int lane, unsigned long long* empty) {
+  __syncwarp();
+  if (lane != 0) return;
+  if (BLOCKS == 1) {
+    mbar_arrive(&empty[slot]);
+  } else {
+#pragma unroll
+    for (unsigned r = 0; r < BLOCKS; ++r) mbar_arrive_remote(&empty[slot], r);
+  }
+}
+
 // Warp-specialised kernels move registers from the producer warpgroup (which needs few) to the
 // consumers (which hold the accumulators).
 template <int N>

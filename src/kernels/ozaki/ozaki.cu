@@ -136,19 +136,6 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::Pa
   }
 }
 
-// A consumer warp is done with a slot: one arrival on the slot's empty barrier in every block of the
-// cluster, since their producers write shares of this block's tiles.
-__device__ inline void retire(int slot, int lane, unsigned long long* empty) {
-  __syncwarp();
-  if (lane != 0) return;
-  if (CLUSTER == 1) {
-    hopper::mbar_arrive(&empty[slot]);
-  } else {
-#pragma unroll
-    for (unsigned r = 0; r < CLUSTER; ++r) hopper::mbar_arrive_remote(&empty[slot], r);
-  }
-}
-
 // The blocks of a cluster that read the same A tile (one row of the cluster: same rank % CLUSTER_M)
 // or the same B tile (same rank / CLUSTER_M), as a multicast mask.
 __device__ inline unsigned short row_mask(int rm) {
@@ -261,11 +248,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
                        kt > 0 || k > 0);
           wgmma_commit();
           wgmma_wait<1>();  // the previous K tile's group is done: its slot goes back
-          if (held >= 0) retire(held, lane, empty);
+          if (held >= 0) release_slot<CLUSTER>(held, lane, empty);
           held = s;
         }
         wgmma_wait<0>();
-        if (held >= 0) retire(held, lane, empty);
+        if (held >= 0) release_slot<CLUSTER>(held, lane, empty);
         fence_operands(acc);
         const int m = ozaki::modulus(l), y = inverse[l];
         const double inv_m = 1.0 / m;

@@ -217,20 +217,11 @@ __device__ inline void issue(float (&d)[MW][R], const A& a, const float* b, bool
   }
 }
 
-// A consumer warp is done with a slot: one arrival per warp on the slot's empty barrier in every
-// block of the cluster, since each block's producer writes its share of B into all of them.
+// A consumer warp is done with a slot. A read with LDS (A_REGS) is a generic-proxy access: only this
+// fence orders it before the producer's next TMA write into the slot (hopper-simt's race, perf-log 21).
 __device__ inline void retire(int slot, int lane, unsigned long long* empty) {
-  // A read with LDS (A_REGS) is a generic-proxy access: only this fence orders it before the
-  // producer's next TMA write into the slot (hopper-simt's race, perf-log entry 21).
   if (A_REGS) hopper::fence_proxy_async_shared();
-  __syncwarp();
-  if (lane != 0) return;
-  if (CLUSTER == 1) {
-    hopper::mbar_arrive(&empty[slot]);
-  } else {
-#pragma unroll
-    for (unsigned r = 0; r < CLUSTER; ++r) hopper::mbar_arrive_remote(&empty[slot], r);
-  }
+  hopper::release_slot<CLUSTER>(slot, lane, empty);
 }
 
 extern "C" __global__ void __launch_bounds__(NT, 1)
