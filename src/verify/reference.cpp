@@ -38,24 +38,22 @@ Reference::Reference(const Problem& p, const float* a, const float* b, const flo
       c0_(p.beta != 0.0f ? c0 : nullptr),
       c_(c_strides(p)) {}
 
-double Reference::value(int64_t i, int64_t j) const {
+Reference::Element Reference::element(int64_t i, int64_t j) const {
   const float* a = a_rows_.data() + i * p_.k;
   const float* b = b_cols_.data() + j * p_.k;
-  double acc = 0;
-  for (int64_t k = 0; k < p_.k; ++k) acc += double(a[k]) * double(b[k]);
-  double v = double(p_.alpha) * acc;
-  if (c0_) v += double(p_.beta) * double(c0_[c_.at(i, j)]);
-  return v;
-}
-
-double Reference::magnitude(int64_t i, int64_t j) const {
-  const float* a = a_rows_.data() + i * p_.k;
-  const float* b = b_cols_.data() + j * p_.k;
-  double acc = 0;
-  for (int64_t k = 0; k < p_.k; ++k) acc += std::fabs(double(a[k]) * double(b[k]));
-  double v = std::fabs(double(p_.alpha)) * acc;
-  if (c0_) v += std::fabs(double(p_.beta)) * std::fabs(double(c0_[c_.at(i, j)]));
-  return v;
+  double acc = 0, mag = 0;
+  for (int64_t k = 0; k < p_.k; ++k) {
+    const double t = double(a[k]) * double(b[k]);
+    acc += t;
+    mag += std::fabs(t);
+  }
+  Element e{double(p_.alpha) * acc, std::fabs(double(p_.alpha)) * mag};
+  if (c0_) {
+    const double c = double(c0_[c_.at(i, j)]);
+    e.value += double(p_.beta) * c;
+    e.magnitude += std::fabs(double(p_.beta)) * std::fabs(c);
+  }
+  return e;
 }
 
 double Reference::scale(int64_t i, int64_t j) const {

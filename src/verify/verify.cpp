@@ -67,8 +67,9 @@ Verifier::Verifier(const Problem& p, const float* a, const float* b, const float
   magnitudes_.resize(positions_.size());
 #pragma omp parallel for schedule(dynamic, 4096)
   for (size_t t = 0; t < positions_.size(); ++t) {
-    values_[t] = ref_.value(positions_[t].first, positions_[t].second);
-    magnitudes_[t] = ref_.magnitude(positions_[t].first, positions_[t].second);
+    const auto e = ref_.element(positions_[t].first, positions_[t].second);
+    values_[t] = e.value;
+    magnitudes_[t] = e.magnitude;
   }
 }
 

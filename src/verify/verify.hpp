@@ -42,10 +42,13 @@ class Reference {
  public:
   // Host copies of the stored A, B and (when beta != 0) C0 of the problem.
   Reference(const Problem& p, const float* a, const float* b, const float* c0);
-  double value(int64_t i, int64_t j) const;
+  double value(int64_t i, int64_t j) const { return element(i, j).value; }
+  // The value and |alpha| Σ_k |a_ik b_kj| + |beta| |C0_ij|, in one pass over the row and column.
+  struct Element {
+    double value, magnitude;
+  };
+  Element element(int64_t i, int64_t j) const;
   double scale(int64_t i, int64_t j) const;
-  // |alpha| Σ_k |a_ik b_kj| + |beta| |C0_ij|.
-  double magnitude(int64_t i, int64_t j) const;
   const Problem& problem() const { return p_; }
 
  private:

@@ -119,10 +119,11 @@ OZAKI_HD inline void scaled_integer(float x, int shift, float& mant, int& exp2) 
   mant = e > 24 ? ldexpf(f, 24) : v;
 }
 
-// 2^e mod m.
+// 2^e mod m, by squaring (e < 64: six steps; every residue block builds its table with it).
 OZAKI_HD inline int pow2_mod(int e, int m) {
-  int r = 1 % m;
-  for (int i = 0; i < e; ++i) r = (2 * r) % m;
+  int r = 1 % m, p = 2 % m;
+  for (; e > 0; e >>= 1, p = p * p % m)
+    if (e & 1) r = r * p % m;
   return r;
 }
 
