@@ -3,7 +3,8 @@
 //
 // Two pre-passes over op(A) and op(B)ᵀ (blockIdx.z picks the operand), then the product:
 //   ozaki_scan      each row's 2-norm (its exponent), whether it holds Inf or NaN, and the spread
-//                   statistic from which every later kernel derives the same number of moduli
+//                   statistic (rms / geometric mean) from which every later kernel derives the same
+//                   number of moduli
 //                   (no trip to the host: the choice follows the data, inside a graph too);
 //   ozaki_residues  each element scaled by its row's power of two, rounded, and written as one
 //                   int8 residue per modulus, K-major: the planes the tensor cores read;
@@ -41,7 +42,9 @@ constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
 constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
 static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
 
-__device__ inline int moduli_for(const unsigned* spread) { return MODULI > 0 ? MODULI : ozaki::moduli_of(spread); }
+__device__ inline int moduli_for(const unsigned* spread, long long k) {
+  return MODULI > 0 ? MODULI : ozaki::moduli_of(spread, k);
+}
 
 // blockIdx.z picks the operand; a plain select keeps the parameter array out of local memory.
 __device__ inline const ozaki::PassOperand& operand(const ozaki::PassArgs& p) { return blockIdx.z ? p.op[1] : p.op[0]; }
@@ -70,7 +73,8 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassAr
   const long long r0 = (long long)blockIdx.x * 32;
   if (r0 >= x.rows) return;
   const int row = threadIdx.x / 8, q = threadIdx.x % 8;
-  double sum = 0, squares = 0;
+  double logs = 0, squares = 0;  // over the nonzero elements: log2|x| and x²
+  int nonzero = 0;
   bool finite = true;
   for (long long c0 = 0; c0 < p.k; c0 += 32) {
     __syncthreads();
@@ -80,13 +84,13 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassAr
     for (int c = q; c < 32; c += 8) {
       const float v = fabsf(tile[row][c]);
       finite = finite && isfinite(v);
-      sum += v;
-      squares += double(v) * v;
+      if (v > 0) logs += log2f(v), squares += double(v) * v, ++nonzero;
     }
   }
 #pragma unroll
   for (int o = 1; o < 8; o *= 2) {  // the row's 8 threads are neighbouring lanes
-    sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    logs += __shfl_xor_sync(0xffffffffu, logs, o);
+    nonzero += __shfl_xor_sync(0xffffffffu, nonzero, o);
     squares += __shfl_xor_sync(0xffffffffu, squares, o);
     finite = __shfl_xor_sync(0xffffffffu, int(finite), o) && finite;
   }
@@ -96,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassAr
     e = ozaki::kNonFinite;
   } else if (squares > 0) {
     frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
-    atomic_max_positive(&p.spread[blockIdx.z], float(sqrt(squares * double(p.k)) / sum));  // rms / mean
+    atomic_max_positive(&p.spread[blockIdx.z], ozaki::row_spread(squares, logs, nonzero, p.k));  // rms / gmean
   }
   x.exponent[r0 + row] = e;
 }
@@ -109,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::Pa
   const ozaki::PassOperand& x = operand(p);
   const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
   if (r0 >= x.rows) return;
-  const int n = moduli_for(p.spread);
+  const int n = moduli_for(p.spread, p.k);
   for (int t = threadIdx.x; t < n * 64; t += blockDim.x) pow2[t / 64][t % 64] = ozaki::pow2_mod(t % 64, ozaki::modulus(t / 64));
   load_tile(tile, x, p.k, r0, c0);
   __syncthreads();
@@ -163,7 +167,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   unsigned long long* empty = full + STAGES;
   const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
   const auto* info = static_cast<const ozaki::Info*>(g.extra);
-  const int n = moduli_for(info->spread);
+  const int n = moduli_for(info->spread, g.k);
 
   if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, 4 * CONSUMERS * CLUSTER);
   if (threadIdx.x < n) inverse[threadIdx.x] = ozaki::crt_inverse(threadIdx.x, n);
