@@ -1140,3 +1140,26 @@ TEST(Gpu, AccuracyStudyWithinItsBound) {
   EXPECT_EQ(checked, 2 * 4 * 6);
   std::printf("%s", table.str().c_str());
 }
+
+// The tensor_fp32 contract (README): the error max |C - C64| / (|A||B|)_ij no larger than cuBLAS
+// SGEMM's on the same inputs, for normal, uniform(-1,1), uniform(0,1) and wide-range inputs, K from
+// 16 to 65536: for the ozaki family with its moduli chosen from the data, and for the library's
+// tensor_fp32 call (every route it takes at these shapes).
+TEST(Gpu, TensorFp32ContractEveryRoute) {
+  REQUIRE_GPU();
+  if (query_device(0).arch() < 90) GTEST_SKIP() << "the ozaki family needs compute capability 9.0";
+  AccuracyOptions o;
+  o.kernels = resolve_kernels({"ozaki", "gemmlab-tensor-fp32"}, {});
+  o.ks = {16, 256, 1024, 4096, 16384, 65536};
+  std::ostringstream table;
+  const auto study = run_accuracy(o, table);
+  std::printf("%s", table.str().c_str());
+  int checked = 0;
+  for (auto& row : study["results"]) {
+    if (row["kernel"] == "cublas") continue;
+    ASSERT_EQ(row["status"], "ok") << row.dump();
+    EXPECT_LE(row["abs_x_cublas"].get<double>(), 1.0) << row["label"] << " " << row["dist"] << " K " << row["k"];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2 * 4 * 6);
+}

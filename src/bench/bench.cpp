@@ -97,6 +97,7 @@ std::unique_ptr<GemmRunner> make_runner(const KernelSpec& k) {
   if (k.name == "gemmlab") return make_library_runner(MathMode::strict_fp32);
   if (k.name == "gemmlab-tensor-fp32") return make_library_runner(MathMode::tensor_fp32);
   if (k.name == "gemmlab-tf32") return make_library_runner(MathMode::tf32);
+  if (const unsigned n = gemmul8_moduli(k.name)) return make_gemmul8_runner(n);
   return make_openblas_runner();
 }
 
@@ -229,6 +230,7 @@ std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
   for (auto* f : families()) names.push_back(f->name());
   names.insert(names.end(), std::begin(kBaselines), std::end(kBaselines));
+  names.push_back("gemmul8-N");
   return names;
 }
 
@@ -256,7 +258,8 @@ std::vector<KernelSpec> resolve_kernels(const std::vector<std::string>& names, c
     if (auto* f = find_family(n)) {
       for (auto& p : points_for(n)) out.push_back({n, f, parse_params(*f, p)});
       any_family = true;
-    } else if (std::find(std::begin(kBaselines), std::end(kBaselines), n) != std::end(kBaselines)) {
+    } else if (std::find(std::begin(kBaselines), std::end(kBaselines), n) != std::end(kBaselines) ||
+               gemmul8_moduli(n)) {
       out.push_back({n, nullptr, {}});
     } else {
       std::string known;

@@ -52,6 +52,11 @@ std::unique_ptr<GemmRunner> make_family_runner(const KernelFamily& f, const Para
                                                Ablation ablation = Ablation::none);
 std::unique_ptr<GemmRunner> make_cublas_runner(Precision p);
 std::unique_ptr<GemmRunner> make_openblas_runner();
+// The peer GEMMul8 (Ozaki scheme II, accurate mode) with this many moduli, "gemmul8-N": opened at
+// run time from GEMMLAB_GEMMUL8 (scripts/peers/gemmul8.sh); unsupported where it is not built.
+std::unique_ptr<GemmRunner> make_gemmul8_runner(unsigned moduli);
+// A runner name "gemmul8-N" (N = 2..13, what GEMMul8 takes in FP32): N; 0 for any other name.
+unsigned gemmul8_moduli(const std::string& name);
 // gemmlab::sgemm / sgemv, the library call, with the configuration it picks.
 // The library call (gemmlab::sgemm/sgemv) in a math mode: named "gemmlab", "gemmlab-tensor-fp32",
 // "gemmlab-tf32" (the last lower precision).
