@@ -1,6 +1,5 @@
-// The library's dispatcher and shape corpus, without a GPU: routes, the wave
-// model's choices on an H100-like and an A100-like description, workspace
-// bounds, and the corpus parser.
+// The library's dispatcher and shape corpus, without a GPU: routes, the wave model's choices on an
+// H100-like and an A100-like description, workspace bounds, and the corpus parser.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,137 +7,115 @@
 #include <map>
 #include <random>
 
-#include "blas/offload.hpp"
+#include "problem/corpus.hpp"
 #include "gemmlab/error.hpp"
 #include "kernels/family.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"
-#include "problem/corpus.hpp"
+#include "blas/offload.hpp"
 
 using namespace gemmlab;
 
 namespace {
 
-Problem shape(int64_t m, int64_t n, int64_t k, Layout l = Layout::row_major,
-              Trans ta = Trans::no, Trans tb = Trans::no) {
+Problem shape(int64_t m, int64_t n, int64_t k, Layout l = Layout::row_major, Trans ta = Trans::no,
+              Trans tb = Trans::no) {
   Problem p = problem_of_shape(Op::gemm, {m, n, k}, l, ta, tb);
   return normalized(p);
 }
 
-Dispatch pick(const GpuModel &g, const Problem &p, MathMode m) {
-  return dispatch(g, canonical(p), m);
-}
+Dispatch pick(const GpuModel& g, const Problem& p, MathMode m) { return dispatch(g, canonical(p), m); }
 
-std::string tile_of(const Dispatch &d) {
-  auto &f = *find_family(d.family);
+std::string tile_of(const Dispatch& d) {
+  auto& f = *find_family(d.family);
   auto v = parse_params(f, d.params);
   return format_value(f.params()[0], v.at("tile"));
 }
 
-const MathMode kModes[] = {MathMode::strict_fp32, MathMode::tensor_fp32,
-                           MathMode::tf32};
+const MathMode kModes[] = {MathMode::strict_fp32, MathMode::tensor_fp32, MathMode::tf32};
 
-} // namespace
+}  // namespace
 
 TEST(Dispatch, VectorsTakeTheGemvRouteInEveryMode) {
-  for (auto &g : {GpuModel::h100(), GpuModel::a100()})
+  for (auto& g : {GpuModel::h100(), GpuModel::a100()})
     for (auto m : kModes) {
       EXPECT_EQ(pick(g, shape(1, 4096, 4096), m).route, Route::gemv_m);
       EXPECT_EQ(pick(g, shape(4096, 1, 4096), m).route, Route::gemv_n);
       EXPECT_EQ(pick(g, shape(1, 1, 100000), m).route, Route::gemv_n);
       // A column-major C is the row-major Cᵀ: M = 1 there is N = 1 here.
-      EXPECT_EQ(pick(g, shape(1, 4096, 4096, Layout::col_major), m).route,
-                Route::gemv_n);
+      EXPECT_EQ(pick(g, shape(1, 4096, 4096, Layout::col_major), m).route, Route::gemv_n);
       EXPECT_EQ(pick(g, shape(2, 4096, 4096), m).route, Route::gemm);
     }
 }
 
-// The GEMV problem of a vector route addresses exactly the elements of the
-// GEMM's operands.
+// The GEMV problem of a vector route addresses exactly the elements of the GEMM's operands.
 TEST(Dispatch, VectorProblemKeepsEveryStride) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
-    auto d = [&](int hi) {
-      return int64_t(std::uniform_int_distribution<int>(1, hi)(rng));
-    };
+    auto d = [&](int hi) { return int64_t(std::uniform_int_distribution<int>(1, hi)(rng)); };
     const bool n_route = trial % 2 == 0;
-    Problem p = problem_of_shape(
-        Op::gemm, {n_route ? d(50) : 1, n_route ? 1 : d(50), d(50)},
-        trial % 4 < 2 ? Layout::row_major : Layout::col_major,
-        rng() % 2 ? Trans::yes : Trans::no, rng() % 2 ? Trans::yes : Trans::no);
+    Problem p = problem_of_shape(Op::gemm, {n_route ? d(50) : 1, n_route ? 1 : d(50), d(50)},
+                                 trial % 4 < 2 ? Layout::row_major : Layout::col_major,
+                                 rng() % 2 ? Trans::yes : Trans::no, rng() % 2 ? Trans::yes : Trans::no);
     Problem t = normalized(p);
     p.lda = stored_a(t).min_ld() + d(5) - 1;
     p.ldb = stored_b(t).min_ld() + d(5) - 1;
     p.ldc = stored_c(t).min_ld() + d(5) - 1;
     const Problem c = canonical(normalized(p));
-    if (c.m != 1 && c.n != 1)
-      continue;
+    if (c.m != 1 && c.n != 1) continue;
     const Route r = c.n == 1 ? Route::gemv_n : Route::gemv_m;
     const Problem g = vector_problem(c, r);
     ASSERT_EQ(g.op, Op::gemv);
     ASSERT_EQ(g.k, c.k);
-    auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c),
-         ga = op_a_strides(g);
+    auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c), ga = op_a_strides(g);
     const int64_t rows = r == Route::gemv_n ? c.m : c.n;
     ASSERT_EQ(g.m, rows);
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t k = 0; k < c.k; ++k)
-        ASSERT_EQ(ga.at(i, k), r == Route::gemv_n ? sa.at(i, k) : sb.at(k, i))
-            << describe(p) << " " << i << "," << k;
+        ASSERT_EQ(ga.at(i, k), r == Route::gemv_n ? sa.at(i, k) : sb.at(k, i)) << describe(p) << " " << i << "," << k;
     // x and y: the increments are the one-column B's and C's row strides.
     auto gb = op_b_strides(g), gc = c_strides(g);
-    for (int64_t k = 0; k < c.k; ++k)
-      ASSERT_EQ(gb.at(k, 0), r == Route::gemv_n ? sb.at(k, 0) : sa.at(0, k));
-    for (int64_t i = 0; i < rows; ++i)
-      ASSERT_EQ(gc.at(i, 0), r == Route::gemv_n ? sc.at(i, 0) : sc.at(0, i));
+    for (int64_t k = 0; k < c.k; ++k) ASSERT_EQ(gb.at(k, 0), r == Route::gemv_n ? sb.at(k, 0) : sa.at(0, k));
+    for (int64_t i = 0; i < rows; ++i) ASSERT_EQ(gc.at(i, 0), r == Route::gemv_n ? sc.at(i, 0) : sc.at(0, i));
   }
 }
 
 TEST(Dispatch, HugeKWithFewTilesSplitsK) {
-  for (auto &g : {GpuModel::h100(), GpuModel::a100()})
+  for (auto& g : {GpuModel::h100(), GpuModel::a100()})
     for (auto m : kModes) {
       auto d = pick(g, shape(64, 64, 1 << 20), m);
       EXPECT_EQ(d.family, "warptiled") << to_string(m);
       EXPECT_GE(d.splits, 16) << d.why;
       EXPECT_GT(d.workspace_bytes, 0u);
-      EXPECT_LE(d.workspace_bytes,
-                std::min(kMaxSplitWorkspace, g.memory_bytes / 16));
+      EXPECT_LE(d.workspace_bytes, std::min(kMaxSplitWorkspace, g.memory_bytes / 16));
     }
 }
 
 TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   auto g = GpuModel::h100();
-  // Strict FP32: the TMA-fed SIMT family on Hopper, warptiled's widest tile
-  // elsewhere.
+  // Strict FP32: the TMA-fed SIMT family on Hopper, warptiled's widest tile elsewhere.
   auto strict = pick(g, shape(8192, 8192, 8192), MathMode::strict_fp32);
   EXPECT_EQ(strict.family, "hopper-simt");
   EXPECT_EQ(strict.splits, 1);
   EXPECT_EQ(strict.workspace_bytes, 0u);
-  auto a100 =
-      pick(GpuModel::a100(), shape(8192, 8192, 8192), MathMode::strict_fp32);
+  auto a100 = pick(GpuModel::a100(), shape(8192, 8192, 8192), MathMode::strict_fp32);
   EXPECT_EQ(a100.family, "warptiled");
   EXPECT_EQ(tile_of(a100), "128x256x16");
-  // Leading dimensions TMA cannot read: both operands staged (rows of 4100
-  // floats), in the model's time and workspace.
+  // Leading dimensions TMA cannot read: both operands staged (rows of 4100 floats), in the model's
+  // time and workspace.
   auto odd = pick(g, shape(4097, 4097, 4097), MathMode::strict_fp32);
   EXPECT_EQ(odd.family, "hopper-simt") << odd.why;
   EXPECT_GE(odd.workspace_bytes, size_t(2) * 4097 * 4100 * 4);
-  // op(B) K-contiguous (row-major NT, column-major TN): hopper-simt's warp tile
-  // reads it 8-way conflicted (0.3x cuBLAS measured): warptiled takes those.
-  for (auto [l, ta, tb] : {std::tuple{Layout::row_major, Trans::no, Trans::yes},
-                           {Layout::col_major, Trans::yes, Trans::no}}) {
-    auto bt =
-        pick(g, shape(4096, 4096, 4096, l, ta, tb), MathMode::strict_fp32);
+  // op(B) K-contiguous (row-major NT, column-major TN): hopper-simt's warp tile reads it 8-way
+  // conflicted (0.3x cuBLAS measured): warptiled takes those.
+  for (auto [l, ta, tb] : {std::tuple{Layout::row_major, Trans::no, Trans::yes}, {Layout::col_major, Trans::yes, Trans::no}}) {
+    auto bt = pick(g, shape(4096, 4096, 4096, l, ta, tb), MathMode::strict_fp32);
     EXPECT_EQ(bt.family, "warptiled") << bt.why;
   }
-  EXPECT_EQ(
-      pick(g, shape(4096, 4096, 4096, Layout::col_major, Trans::no, Trans::yes),
-           MathMode::strict_fp32)
-          .family,
-      "hopper-simt");
-  // FP32-accurate: Ozaki scheme II on INT8 where its moduli pay (long K, many
-  // tiles), saying how many moduli it counts on and what came next; 3xTF32
-  // (kstep) below.
+  EXPECT_EQ(pick(g, shape(4096, 4096, 4096, Layout::col_major, Trans::no, Trans::yes), MathMode::strict_fp32).family,
+            "hopper-simt");
+  // FP32-accurate: Ozaki scheme II on INT8 where its moduli pay (long K, many tiles), saying how
+  // many moduli it counts on and what came next; 3xTF32 (kstep) below.
   auto ozaki = pick(g, shape(8192, 8192, 8192), MathMode::tensor_fp32);
   EXPECT_EQ(ozaki.family, "ozaki") << ozaki.why;
   EXPECT_NE(ozaki.why.find("8 moduli"), std::string::npos) << ozaki.why;
@@ -147,20 +124,15 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   EXPECT_GE(ozaki.workspace_bytes, size_t(16) * (8192 + 8192) * 8192);
   auto tensor = pick(g, shape(4096, 4096, 4096), MathMode::tensor_fp32);
   EXPECT_EQ(tensor.family, "wgmma") << tensor.why;
-  EXPECT_NE(tensor.params.find("accum=kstep"),
-            std::string::npos); // the accurate accumulation
+  EXPECT_NE(tensor.params.find("accum=kstep"), std::string::npos);  // the accurate accumulation
   EXPECT_NE(tensor.params.find("mode=3x"), std::string::npos);
   auto tf32 = pick(g, shape(8192, 8192, 8192), MathMode::tf32);
   EXPECT_EQ(tf32.family, "wgmma");
   EXPECT_NE(tf32.params.find("mode=1x"), std::string::npos);
-  // The packed operands: two planes of (M + N) x K floats, and a tile per SM
-  // and split of the tail.
+  // The packed operands: two planes of (M + N) x K floats, and a tile per SM and split of the tail.
   const auto tt = parse_params(*find_family("wgmma"), tensor.params).at("tile");
-  EXPECT_EQ(tensor.workspace_bytes,
-            size_t(2) * (4096 + 4096) * 4096 * 4 +
-                (tensor.splits > 1
-                     ? size_t(132) * tt[0] * tt[1] * 4 * tensor.splits
-                     : 0));
+  EXPECT_EQ(tensor.workspace_bytes, size_t(2) * (4096 + 4096) * 4096 * 4 +
+                                        (tensor.splits > 1 ? size_t(132) * tt[0] * tt[1] * 4 * tensor.splits : 0));
 }
 
 TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
@@ -170,56 +142,43 @@ TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
   EXPECT_TRUE(tile_of(d) != "128x256x16" || d.splits > 1) << d.why;
   // Few rows: a narrow tile, not 128 rows of which 120 are empty.
   auto s = pick(g, shape(8, 4096, 4096), MathMode::strict_fp32);
-  EXPECT_LE(parse_params(*find_family(s.family), s.params).at("tile")[0], 32)
-      << s.why;
+  EXPECT_LE(parse_params(*find_family(s.family), s.params).at("tile")[0], 32) << s.why;
   auto t = pick(g, shape(4096, 16, 4096), MathMode::strict_fp32);
-  EXPECT_LE(parse_params(*find_family(t.family), t.params).at("tile")[1], 32)
-      << t.why;
+  EXPECT_LE(parse_params(*find_family(t.family), t.params).at("tile")[1], 32) << t.why;
 }
 
 TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   auto g = GpuModel::h100();
-  // Huge K with one tile: split K many ways, on the CUDA cores or in wgmma's
-  // split tail.
+  // Huge K with one tile: split K many ways, on the CUDA cores or in wgmma's split tail.
   auto huge_k = pick(g, shape(128, 128, 262144), MathMode::tensor_fp32);
   EXPECT_GT(huge_k.splits, 16) << huge_k.why;
-  // Fewer tiles than SMs: the tensor path splits their K (a quarter of the SMs
-  // busy otherwise).
+  // Fewer tiles than SMs: the tensor path splits their K (a quarter of the SMs busy otherwise).
   auto small = pick(g, shape(1024, 1024, 1024), MathMode::tensor_fp32);
   EXPECT_EQ(small.family, "wgmma") << small.why;
   EXPECT_GT(small.splits, 1) << small.why;
-  // On the A100 the mma.sync 3xTF32 family is measured slower than SIMT: FP32
-  // accuracy on SIMT.
-  EXPECT_EQ(
-      pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tensor_fp32)
-          .family,
-      "warptiled");
-  EXPECT_EQ(
-      pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tf32).family,
-      "tf32");
+  // On the A100 the mma.sync 3xTF32 family is measured slower than SIMT: FP32 accuracy on SIMT.
+  EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tensor_fp32).family, "warptiled");
+  EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tf32).family, "tf32");
 }
 
-// Every corpus shape, every mode, both GPUs: a valid configuration that takes
-// the problem, built ahead of time, within the workspace bounds.
+// Every corpus shape, every mode, both GPUs: a valid configuration that takes the problem, built
+// ahead of time, within the workspace bounds.
 TEST(Dispatch, EveryCorpusShapeGetsABuiltKernel) {
   auto corpus = load_corpus("builtin");
   EXPECT_GE(corpus.size(), 100u);
-  for (auto &g : {GpuModel::h100(), GpuModel::a100()}) {
+  for (auto& g : {GpuModel::h100(), GpuModel::a100()}) {
     auto built = dispatch_configurations(g.arch);
-    for (auto &s : corpus)
+    for (auto& s : corpus)
       for (auto m : kModes) {
         auto d = pick(g, s.problem, m);
-        if (d.route != Route::gemm)
-          continue;
-        auto *f = find_family(d.family);
+        if (d.route != Route::gemm) continue;
+        auto* f = find_family(d.family);
         ASSERT_TRUE(f) << d.family;
         auto v = parse_params(*f, d.params);
         EXPECT_EQ(f->unsupported(v, canonical(s.problem)), "") << s.name;
-        if (v.count("splitk"))
-          v["splitk"] = {1};
+        if (v.count("splitk")) v["splitk"] = {1};
         auto key = std::make_pair(d.family, format_params(*f, v));
-        EXPECT_NE(std::find(built.begin(), built.end(), key), built.end())
-            << s.name << ": " << d.params;
+        EXPECT_NE(std::find(built.begin(), built.end(), key), built.end()) << s.name << ": " << d.params;
         EXPECT_GT(d.predicted_us, 0) << s.name;
         EXPECT_LE(d.workspace_bytes, g.memory_bytes / 4) << s.name;
         EXPECT_FALSE(d.why.empty());
@@ -231,13 +190,12 @@ TEST(Dispatch, ConfigurationsAreValidAndArchAware) {
   for (int arch : {75, 80, 86, 90}) {
     auto c = dispatch_configurations(arch);
     EXPECT_FALSE(c.empty());
-    for (auto &[family, params] : c) {
-      auto *f = find_family(family);
+    for (auto& [family, params] : c) {
+      auto* f = find_family(family);
       ASSERT_TRUE(f) << family;
       EXPECT_TRUE(accepts(*f, params)) << family << " " << params;
       EXPECT_LE(f->min_arch(), arch) << family;
-      if (f->arch_specific())
-        EXPECT_EQ(f->min_arch(), arch) << family;
+      if (f->arch_specific()) EXPECT_EQ(f->min_arch(), arch) << family;
     }
   }
 }
@@ -256,7 +214,7 @@ TEST(Corpus, ParsesShapesOptionsAndGroups) {
   EXPECT_EQ(c[0].problem.n, 20);
   EXPECT_EQ(c[0].problem.k, 30);
   EXPECT_EQ(c[0].problem.lda, 30);
-  auto &b = c[1].problem;
+  auto& b = c[1].problem;
   EXPECT_EQ(b.layout, Layout::col_major);
   EXPECT_EQ(b.trans_a, Trans::yes);
   EXPECT_EQ(b.trans_b, Trans::no);
@@ -269,13 +227,12 @@ TEST(Corpus, ParsesShapesOptionsAndGroups) {
 }
 
 TEST(Corpus, RefusesBadEntriesWithFileAndLine) {
-  auto refused = [](const std::string &text, const std::string &needle) {
+  auto refused = [](const std::string& text, const std::string& needle) {
     try {
       parse_corpus(text, "c.txt");
       ADD_FAILURE() << "accepted: " << text;
-    } catch (const UsageError &e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
-          << e.what();
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
   refused("a 10x20x30\nb 10x0x3\n", "c.txt:2:");
@@ -289,38 +246,26 @@ TEST(Corpus, RefusesBadEntriesWithFileAndLine) {
 
 TEST(Corpus, BuiltinCoversTheIssueClasses) {
   auto c = load_corpus("builtin");
-  auto any = [&](auto pred) {
-    return std::any_of(c.begin(), c.end(),
-                       [&](auto &s) { return pred(s.problem); });
-  };
-  EXPECT_TRUE(any([](const Problem &p) { return p.m == 1; }));
-  EXPECT_TRUE(any([](const Problem &p) { return p.n == 1; }));
-  EXPECT_TRUE(any([](const Problem &p) {
-    return p.k >= 262144 && p.m * p.n <= 128 * 128;
-  }));
-  EXPECT_TRUE(any([](const Problem &p) { return p.k <= 32 && p.m >= 16384; }));
-  EXPECT_TRUE(
-      any([](const Problem &p) { return p.m >= 2 && p.m <= 16 && p.n > 1; }));
-  EXPECT_TRUE(any([](const Problem &p) {
-    return p.layout == Layout::col_major && p.trans_a == Trans::yes &&
-           p.trans_b == Trans::yes;
-  }));
-  EXPECT_TRUE(
-      any([](const Problem &p) { return p.lda > stored_a(p).min_ld(); }));
+  auto any = [&](auto pred) { return std::any_of(c.begin(), c.end(), [&](auto& s) { return pred(s.problem); }); };
+  EXPECT_TRUE(any([](const Problem& p) { return p.m == 1; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.n == 1; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.k >= 262144 && p.m * p.n <= 128 * 128; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.k <= 32 && p.m >= 16384; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.m >= 2 && p.m <= 16 && p.n > 1; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.layout == Layout::col_major && p.trans_a == Trans::yes && p.trans_b == Trans::yes; }));
+  EXPECT_TRUE(any([](const Problem& p) { return p.lda > stored_a(p).min_ld(); }));
   for (int64_t n : {255, 256, 257, 16383, 16384, 16385})
-    EXPECT_TRUE(any([&](const Problem &p) {
-      return p.m == n && p.n == n && p.k == n;
-    })) << n;
+    EXPECT_TRUE(any([&](const Problem& p) { return p.m == n && p.n == n && p.k == n; })) << n;
 }
 
 // The BLAS drop-in's settings and argument checks (src/blas/offload.hpp).
 namespace {
 std::map<std::string, std::string> blas_env;
-const char *blas_getenv(const char *name) {
+const char* blas_getenv(const char* name) {
   auto it = blas_env.find(name);
   return it == blas_env.end() ? nullptr : it->second.c_str();
 }
-} // namespace
+}  // namespace
 
 TEST(BlasDropin, SettingsFromTheEnvironment) {
   blas_env = {};
@@ -329,28 +274,20 @@ TEST(BlasDropin, SettingsFromTheEnvironment) {
   EXPECT_EQ(d.sgemv_threshold, INT64_MAX);
   EXPECT_EQ(d.math, gemmlab::MathMode::strict_fp32);
   EXPECT_TRUE(d.warnings.empty());
-  blas_env = {{"GEMMLAB_BLAS_THRESHOLD", "0"},
-              {"GEMMLAB_BLAS_SGEMV_THRESHOLD", "1000"},
-              {"GEMMLAB_BLAS_MATH", "tensor_fp32"},
-              {"GEMMLAB_BLAS_VERBOSE", "1"}};
+  blas_env = {{"GEMMLAB_BLAS_THRESHOLD", "0"}, {"GEMMLAB_BLAS_SGEMV_THRESHOLD", "1000"},
+              {"GEMMLAB_BLAS_MATH", "tensor_fp32"}, {"GEMMLAB_BLAS_VERBOSE", "1"}};
   auto s = gemmlab::blas::parse_settings(blas_getenv);
   EXPECT_EQ(s.sgemm_threshold, 0);
-  EXPECT_EQ(s.sgemv_threshold,
-            1000); // the specific variable wins over the shared one
+  EXPECT_EQ(s.sgemv_threshold, 1000);  // the specific variable wins over the shared one
   EXPECT_EQ(s.math, gemmlab::MathMode::tensor_fp32);
   EXPECT_TRUE(s.verbose);
-  blas_env = {{"GEMMLAB_BLAS_SGEMM_THRESHOLD", "-5"},
-              {"GEMMLAB_BLAS_MATH", "fp16"},
-              {"GEMMLAB_BLAS_THRESHOLD", "1e6"}};
+  blas_env = {{"GEMMLAB_BLAS_SGEMM_THRESHOLD", "-5"}, {"GEMMLAB_BLAS_MATH", "fp16"}, {"GEMMLAB_BLAS_THRESHOLD", "1e6"}};
   auto bad = gemmlab::blas::parse_settings(blas_getenv);
   EXPECT_EQ(bad.sgemm_threshold, d.sgemm_threshold);
   EXPECT_EQ(bad.math, gemmlab::MathMode::strict_fp32);
-  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_SGEMM_THRESHOLD=-5"),
-            std::string::npos);
-  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_MATH=fp16"),
-            std::string::npos);
-  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_THRESHOLD=1e6"),
-            std::string::npos);
+  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_SGEMM_THRESHOLD=-5"), std::string::npos);
+  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_MATH=fp16"), std::string::npos);
+  EXPECT_NE(bad.warnings.find("ignoring GEMMLAB_BLAS_THRESHOLD=1e6"), std::string::npos);
 }
 
 TEST(BlasDropin, ArgumentChecksFollowReferenceBlas) {
@@ -358,19 +295,16 @@ TEST(BlasDropin, ArgumentChecksFollowReferenceBlas) {
   using gemmlab::blas::sgemv_info;
   EXPECT_EQ(sgemm_info('N', 'n', 3, 4, 5, 3, 5, 3), 0);
   EXPECT_EQ(sgemm_info('t', 'C', 3, 4, 5, 5, 4, 3), 0);
-  EXPECT_EQ(sgemm_info('X', 'N', -1, 4, 5, 3, 5, 3),
-            1); // the first bad argument wins
+  EXPECT_EQ(sgemm_info('X', 'N', -1, 4, 5, 3, 5, 3), 1);  // the first bad argument wins
   EXPECT_EQ(sgemm_info('N', 'Y', 3, 4, 5, 3, 5, 3), 2);
   EXPECT_EQ(sgemm_info('N', 'N', -1, 4, 5, 3, 5, 3), 3);
   EXPECT_EQ(sgemm_info('N', 'N', 3, -1, 5, 3, 5, 3), 4);
   EXPECT_EQ(sgemm_info('N', 'N', 3, 4, -1, 3, 5, 3), 5);
   EXPECT_EQ(sgemm_info('N', 'N', 3, 4, 5, 2, 5, 3), 8);
-  EXPECT_EQ(sgemm_info('T', 'N', 3, 4, 5, 4, 5, 3),
-            8); // op(A) = Aᵀ: A is K x M, lda >= K
-  EXPECT_EQ(sgemm_info('N', 'T', 3, 4, 5, 3, 3, 3), 10); // B is N x K, ldb >= N
+  EXPECT_EQ(sgemm_info('T', 'N', 3, 4, 5, 4, 5, 3), 8);   // op(A) = Aᵀ: A is K x M, lda >= K
+  EXPECT_EQ(sgemm_info('N', 'T', 3, 4, 5, 3, 3, 3), 10);  // B is N x K, ldb >= N
   EXPECT_EQ(sgemm_info('N', 'N', 3, 4, 5, 3, 5, 2), 13);
-  EXPECT_EQ(sgemm_info('N', 'N', 0, 0, 0, 1, 1, 1),
-            0); // empty products are valid with ld 1
+  EXPECT_EQ(sgemm_info('N', 'N', 0, 0, 0, 1, 1, 1), 0);   // empty products are valid with ld 1
   EXPECT_EQ(sgemv_info('N', 3, 4, 3, 1, -2), 0);
   EXPECT_EQ(sgemv_info('Q', 3, 4, 3, 1, 1), 1);
   EXPECT_EQ(sgemv_info('N', -3, 4, 3, 1, 1), 2);

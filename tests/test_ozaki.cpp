@@ -1,6 +1,6 @@
-// Ozaki scheme II arithmetic on the host (ozaki_math.cuh, shared with the
-// kernels): the moduli, the bit budget, residues, the CRT reconstruction, the
-// moduli choice against its error model, and the family's constraints.
+// Ozaki scheme II arithmetic on the host (ozaki_math.cuh, shared with the kernels): the moduli, the
+// bit budget, residues, the CRT reconstruction, the moduli choice against its error model, and
+// the family's constraints.
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -18,30 +18,23 @@ TEST(Ozaki, ModuliArePairwiseCoprimeAndTheLog2TableMatchesThem) {
   double log2m = 0;
   for (int l = 0; l < ozaki::kMaxModuli; ++l) {
     EXPECT_LE(ozaki::modulus(l), 256);
-    for (int j = 0; j < l; ++j)
-      EXPECT_EQ(std::gcd(ozaki::modulus(l), ozaki::modulus(j)), 1)
-          << l << " " << j;
+    for (int j = 0; j < l; ++j) EXPECT_EQ(std::gcd(ozaki::modulus(l), ozaki::modulus(j)), 1) << l << " " << j;
     log2m += std::log2(double(ozaki::modulus(l)));
     EXPECT_EQ(ozaki::log2_product(l + 1), int(std::floor(log2m))) << l + 1;
   }
 }
 
-// Rounded rows have norms below 2^q · √2, and their product must stay below M
-// / 2.
+// Rounded rows have norms below 2^q · √2, and their product must stay below M / 2.
 TEST(Ozaki, TheBitBudgetKeepsEveryProductBelowHalfM) {
   for (int n = ozaki::kMinModuli; n <= ozaki::kMaxModuli; ++n) {
     const auto q = ozaki::bits(n);
     double log2m = 0;
-    for (int l = 0; l < n; ++l)
-      log2m += std::log2(double(ozaki::modulus(l)));
+    for (int l = 0; l < n; ++l) log2m += std::log2(double(ozaki::modulus(l)));
     EXPECT_LT(q.a + 0.5 + q.b + 0.5, log2m - 1) << n;
     EXPECT_LE(std::abs(q.a - q.b), 1);
-    // The rounding slack √K/2 fits in the √2 margin from kMinBits bits on, for
-    // every K the family takes.
+    // The rounding slack √K/2 fits in the √2 margin from kMinBits bits on, for every K the family takes.
     if (q.b >= ozaki::kMinBits)
-      EXPECT_LE(std::sqrt(double(ozaki::kMaxK)) / 2,
-                std::ldexp(std::sqrt(2.0) - 1, q.b))
-          << n;
+      EXPECT_LE(std::sqrt(double(ozaki::kMaxK)) / 2, std::ldexp(std::sqrt(2.0) - 1, q.b)) << n;
   }
 }
 
@@ -55,13 +48,11 @@ TEST(Ozaki, ScaledIntegersAreExactAndResiduesSymmetric) {
     int e2;
     ozaki::scaled_integer(x, shift, mant, e2);
     const long double v = std::rintl(std::ldexp((long double)x, shift));
-    if (std::fabs(v) >= 0x1p62L)
-      continue; // the kernels' integers stay below 2^62 (bits(16).a = 62)
+    if (std::fabs(v) >= 0x1p62L) continue;  // the kernels' integers stay below 2^62 (bits(16).a = 62)
     ASSERT_EQ(std::ldexp((long double)mant, e2), v) << x << " " << shift;
     ASSERT_LT(std::fabs(mant), 16777216.0f);
     for (int l = 0; l < ozaki::kMaxModuli; ++l) {
-      const int m = ozaki::modulus(l),
-                r = ozaki::symmetric_residue(mant, ozaki::pow2_mod(e2, m), m);
+      const int m = ozaki::modulus(l), r = ozaki::symmetric_residue(mant, ozaki::pow2_mod(e2, m), m);
       ASSERT_GE(r, -(m / 2));
       ASSERT_LT(r, (m + 1) / 2 + (m % 2));
       ASSERT_LE(r, 127);
@@ -69,8 +60,7 @@ TEST(Ozaki, ScaledIntegersAreExactAndResiduesSymmetric) {
       ASSERT_EQ(((__int128)v - r) % m, 0) << x << " " << shift << " m=" << m;
     }
   }
-  // Zeros and subnormals: a subnormal scaled up is an ordinary integer; zero
-  // stays zero.
+  // Zeros and subnormals: a subnormal scaled up is an ordinary integer; zero stays zero.
   float mant;
   int e2;
   ozaki::scaled_integer(0.0f, 40, mant, e2);
@@ -79,20 +69,17 @@ TEST(Ozaki, ScaledIntegersAreExactAndResiduesSymmetric) {
   EXPECT_EQ(std::ldexp((double)mant, e2), 3.0 * std::ldexp(1.0, 12));
 }
 
-// A random exact product rebuilt from its residues: the INT32 products per
-// modulus, the CRT terms and the float64 sum of fractions, as the kernel does
-// them.
+// A random exact product rebuilt from its residues: the INT32 products per modulus, the CRT terms
+// and the float64 sum of fractions, as the kernel does them.
 TEST(Ozaki, TheCrtRebuildsExactProductsFromTheirResidues) {
   std::mt19937_64 rng(7);
   for (int n : {2, 5, 7, 10, 16}) {
     const auto q = ozaki::bits(n);
     double mprod = 1;
-    for (int l = 0; l < n; ++l)
-      mprod *= ozaki::modulus(l);
+    for (int l = 0; l < n; ++l) mprod *= ozaki::modulus(l);
     for (int trial = 0; trial < 200; ++trial) {
       const int k = 1 + int(rng() % 64);
-      // Integers with norms below 2^q (each below 2^q / √K), as the scan's
-      // scaling makes them.
+      // Integers with norms below 2^q (each below 2^q / √K), as the scan's scaling makes them.
       std::vector<long double> a(k), b(k);
       std::uniform_real_distribution<double> u(-1, 1);
       long double x = 0;
@@ -110,25 +97,19 @@ TEST(Ozaki, TheCrtRebuildsExactProductsFromTheirResidues) {
           int ea, eb;
           ozaki::scaled_integer(float(a[i]), 0, ma, ea);
           ozaki::scaled_integer(float(b[i]), 0, mb, eb);
-          if (std::ldexp((long double)ma, ea) != a[i] ||
-              std::ldexp((long double)mb, eb) != b[i]) {
+          if (std::ldexp((long double)ma, ea) != a[i] || std::ldexp((long double)mb, eb) != b[i]) {
             // wider than a float: residues of the exact integers instead
-            acc += (long long)std::fmod(a[i], (long double)m) *
-                   (long long)std::fmod(b[i], (long double)m);
+            acc += (long long)std::fmod(a[i], (long double)m) * (long long)std::fmod(b[i], (long double)m);
             continue;
           }
           acc += ozaki::symmetric_residue(ma, ozaki::pow2_mod(ea, m), m) *
                  ozaki::symmetric_residue(mb, ozaki::pow2_mod(eb, m), m);
         }
-        acc %= m; // the INT32 sum of K <= 2^17 products stays in range; keep
-                  // the host sum small too
-        fraction +=
-            double(ozaki::crt_term(int(acc), m, ozaki::crt_inverse(l, n))) / m;
+        acc %= m;  // the INT32 sum of K <= 2^17 products stays in range; keep the host sum small too
+        fraction += double(ozaki::crt_term(int(acc), m, ozaki::crt_inverse(l, n))) / m;
       }
-      const long double rebuilt =
-          (long double)(fraction - std::rint(fraction)) * mprod;
-      ASSERT_LE(std::fabs(rebuilt - x), std::ldexp(mprod, -40))
-          << "n=" << n << " k=" << k;
+      const long double rebuilt = (long double)(fraction - std::rint(fraction)) * mprod;
+      ASSERT_LE(std::fabs(rebuilt - x), std::ldexp(mprod, -40)) << "n=" << n << " k=" << k;
     }
   }
 }
@@ -139,8 +120,7 @@ TEST(Ozaki, CrtInversesInvertTheCofactors) {
       const int m = ozaki::modulus(l);
       long long rest = 1;
       for (int j = 0; j < n; ++j)
-        if (j != l)
-          rest = rest * ozaki::modulus(j) % m;
+        if (j != l) rest = rest * ozaki::modulus(j) % m;
       EXPECT_EQ(rest * ozaki::crt_inverse(l, n) % m, 1) << n << " " << l;
     }
 }
@@ -151,28 +131,21 @@ TEST(Ozaki, TheModuliChoiceIsTheFewestThatMeetTheModel) {
       for (float sb : {1.0f, 1.25f, 8.0f}) {
         const ozaki::Spread s{sa, sb};
         const int n = ozaki::choose_moduli(s, k);
-        if (n < ozaki::kMaxModuli)
-          EXPECT_LE(ozaki::predicted_error(n, s), ozaki::target(k))
-              << sa << " " << sb;
-        if (n > ozaki::kMinModuli)
-          EXPECT_GT(ozaki::predicted_error(n - 1, s), ozaki::target(k))
-              << sa << " " << sb;
+        if (n < ozaki::kMaxModuli) EXPECT_LE(ozaki::predicted_error(n, s), ozaki::target(k)) << sa << " " << sb;
+        if (n > ozaki::kMinModuli) EXPECT_GT(ozaki::predicted_error(n - 1, s), ozaki::target(k)) << sa << " " << sb;
         // More spread or a longer K never takes fewer moduli.
         EXPECT_GE(ozaki::choose_moduli({sa * 4, sb}, k), n);
         EXPECT_GE(ozaki::choose_moduli(s, 4 * k), n);
       }
-  // Normal inputs (rms / gmean = 1.89) on both sides: 8 moduli from K = 16 to
-  // 65536.
+  // Normal inputs (rms / gmean = 1.89) on both sides: 8 moduli from K = 16 to 65536.
   EXPECT_EQ(ozaki::choose_moduli({1.89f, 1.89f}, 16), 8);
   EXPECT_EQ(ozaki::choose_moduli({1.89f, 1.89f}, 65536), 8);
 }
 
-// The scheme on the host, its integers exact (the CRT rebuild is exact: tested
-// above): rows and columns scaled and rounded as the kernels do, X = A_int ·
-// B_int in 128-bit integers, scaled back. With the moduli the data's spread
-// calls for, the contract measure max |C - C64| / (|A||B|)_ij meets the model's
-// target for every distribution the accuracy study uses and for rows half
-// zeros.
+// The scheme on the host, its integers exact (the CRT rebuild is exact: tested above): rows and
+// columns scaled and rounded as the kernels do, X = A_int · B_int in 128-bit integers, scaled back.
+// With the moduli the data's spread calls for, the contract measure max |C - C64| / (|A||B|)_ij
+// meets the model's target for every distribution the accuracy study uses and for rows half zeros.
 TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
   enum Dist { normal, uniform01, wide, half_zeros };
   const int rows = 32;
@@ -183,15 +156,10 @@ TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
       std::uniform_real_distribution<float> unit(0.0f, 1.0f);
       auto draw = [&]() -> float {
         switch (dist) {
-        case normal:
-          return gauss(rng);
-        case uniform01:
-          return unit(rng) + 0x1p-24f;
-        case wide:
-          return (rng() % 2 ? 1 : -1) * (1 + unit(rng)) *
-                 std::ldexp(1.0f, int(rng() % 41) - 20);
-        case half_zeros:
-          return rng() % 2 ? std::max(gauss(rng), 0.0f) : 0.0f;
+          case normal: return gauss(rng);
+          case uniform01: return unit(rng) + 0x1p-24f;
+          case wide: return (rng() % 2 ? 1 : -1) * (1 + unit(rng)) * std::ldexp(1.0f, int(rng() % 41) - 20);
+          case half_zeros: return rng() % 2 ? std::max(gauss(rng), 0.0f) : 0.0f;
         }
         return 0;
       };
@@ -201,21 +169,16 @@ TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
       ozaki::Spread s;
       for (int side = 0; side < 2; ++side) {
         x[side].resize(rows * k);
-        for (auto &v : x[side])
-          v = draw();
+        for (auto& v : x[side]) v = draw();
         for (int r = 0; r < rows; ++r) {
           double squares = 0, log2s = 0;
           int nonzero = 0;
           for (long long c = 0; c < k; ++c)
-            if (const double v = std::fabs(x[side][r * k + c]); v > 0)
-              squares += v * v, log2s += std::log2(v), ++nonzero;
+            if (const double v = std::fabs(x[side][r * k + c]); v > 0) squares += v * v, log2s += std::log2(v), ++nonzero;
           int ex = 0;
           std::frexp(std::sqrt(squares), &ex);
           e[side].push_back(ex);
-          if (nonzero)
-            (side ? s.b : s.a) =
-                std::max(side ? s.b : s.a,
-                         ozaki::row_spread(squares, log2s, nonzero, k));
+          if (nonzero) (side ? s.b : s.a) = std::max(side ? s.b : s.a, ozaki::row_spread(squares, log2s, nonzero, k));
         }
       }
       const int n = ozaki::choose_moduli(s, k);
@@ -224,9 +187,8 @@ TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
       for (int side = 0; side < 2; ++side)
         for (int r = 0; r < rows; ++r)
           for (long long c = 0; c < k; ++c)
-            xi[side].push_back((__int128)std::rintl(
-                std::ldexp((long double)x[side][r * k + c],
-                           (side ? q.b : q.a) - e[side][r])));
+            xi[side].push_back(
+                (__int128)std::rintl(std::ldexp((long double)x[side][r * k + c], (side ? q.b : q.a) - e[side][r])));
       double worst = 0;
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < rows; ++j) {
@@ -234,37 +196,30 @@ TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
           long double exact = 0, magnitude = 0;
           for (long long c = 0; c < k; ++c) {
             acc += xi[0][i * k + c] * xi[1][j * k + c];
-            const long double p =
-                (long double)x[0][i * k + c] * x[1][j * k + c];
+            const long double p = (long double)x[0][i * k + c] * x[1][j * k + c];
             exact += p, magnitude += std::fabs(p);
           }
-          const long double got =
-              std::ldexp((long double)acc, e[0][i] + e[1][j] - q.a - q.b);
-          if (magnitude > 0)
-            worst = std::max(worst, double(std::fabs(got - exact) / magnitude));
+          const long double got = std::ldexp((long double)acc, e[0][i] + e[1][j] - q.a - q.b);
+          if (magnitude > 0) worst = std::max(worst, double(std::fabs(got - exact) / magnitude));
         }
-      const char *names[] = {"normal", "uniform(0,1)", "wide", "half zeros"};
-      // The model bounds the error (it is conservative), and the choice meets
-      // the target.
-      EXPECT_LE(worst, ozaki::predicted_error(n, s))
-          << names[dist] << " K=" << k << " moduli=" << n;
-      EXPECT_LE(worst, ozaki::target(k))
-          << names[dist] << " K=" << k << " moduli=" << n;
-      std::printf("%-13s K=%5lld spread %.3g x %.3g: %2d moduli, error %.3g "
-                  "(target %.3g)\n",
-                  names[dist], k, s.a, s.b, n, worst, ozaki::target(k));
+      const char* names[] = {"normal", "uniform(0,1)", "wide", "half zeros"};
+      // The model bounds the error (it is conservative), and the choice meets the target.
+      EXPECT_LE(worst, ozaki::predicted_error(n, s)) << names[dist] << " K=" << k << " moduli=" << n;
+      EXPECT_LE(worst, ozaki::target(k)) << names[dist] << " K=" << k << " moduli=" << n;
+      std::printf("%-13s K=%5lld spread %.3g x %.3g: %2d moduli, error %.3g (target %.3g)\n", names[dist], k, s.a,
+                  s.b, n, worst, ozaki::target(k));
     }
 }
 
 TEST(Ozaki, ConstraintsSayWhatIsWrong) {
-  const KernelFamily *f = find_family("ozaki");
+  const KernelFamily* f = find_family("ozaki");
   ASSERT_NE(f, nullptr);
   EXPECT_NO_THROW(parse_params(*f, ""));
   EXPECT_NO_THROW(parse_params(*f, "moduli=7,cluster=1x1"));
-  auto message = [&](const std::string &text) {
+  auto message = [&](const std::string& text) {
     try {
       parse_params(*f, text);
-    } catch (const UsageError &e) {
+    } catch (const UsageError& e) {
       return std::string(e.what());
     }
     return std::string();
@@ -273,13 +228,11 @@ TEST(Ozaki, ConstraintsSayWhatIsWrong) {
   EXPECT_NE(message("tile=128x256").find("registers"), std::string::npos);
   EXPECT_NE(message("cluster=4x2").find("over 4 blocks"), std::string::npos);
   EXPECT_NE(message("tile=128x96").find("wgmma widths"), std::string::npos);
-  EXPECT_NE(
-      f->unsupported(parse_params(*f, ""),
-                     problem_of_shape(Op::gemm, {64, 64, 1 << 17},
-                                      Layout::row_major, Trans::no, Trans::no))
-          .find("overflow"),
-      std::string::npos);
+  EXPECT_NE(f->unsupported(parse_params(*f, ""), problem_of_shape(Op::gemm, {64, 64, 1 << 17}, Layout::row_major,
+                                                                   Trans::no, Trans::no))
+                .find("overflow"),
+            std::string::npos);
 }
 
-} // namespace
-} // namespace gemmlab
+}  // namespace
+}  // namespace gemmlab

@@ -31,4 +31,4 @@ inline ColumnMajorCall column_major(const Problem &p, const Operands &o) {
           p.ldc};
 }
 
-} // namespace gemmlab
+}  // namespace gemmlab

@@ -7,109 +7,83 @@
 #include <mutex>
 
 #include "gemmlab/error.hpp"
+#include "kernels/family.hpp"
 #include "kernels/common/ozaki_math.cuh"
 #include "kernels/common/split_tail.cuh"
-#include "kernels/family.hpp"
 #include "kernels/tma_operands.hpp"
 
 namespace gemmlab {
 
 namespace {
 
-// A kernel after its launch returns: the gap before the next kernel of the
-// stream starts.
+// A kernel after its launch returns: the gap before the next kernel of the stream starts.
 constexpr double kLaunchUs = 2.0;
-// The share of the memory bandwidth the wgmma kernel's C stores reach (0.45
-// of 3.0 TB/s).
+// The share of the memory bandwidth the wgmma kernel's C stores reach (0.45 of 3.0 TB/s).
 constexpr double kWgmmaStoreShare = 0.15;
 
-// A candidate configuration and what the model needs of it: its registers per
-// thread (ptxas, on the H100) and the fraction of the GPU's FP32 rate it
-// reaches when every SM is busy with it.
+// A candidate configuration and what the model needs of it: its registers per thread (ptxas, on
+// the H100) and the fraction of the GPU's FP32 rate it reaches when every SM is busy with it.
 struct Candidate {
-  const char *family;
-  const char *params;
+  const char* family;
+  const char* params;
   int regs;
-  double rate; // x the FP32 FFMA rate, at full occupancy on a large problem
+  double rate;  // x the FP32 FFMA rate, at full occupancy on a large problem
   enum Kind { simt, tensor, emulated } kind;
-  double rate_b_kcontig = 0; // the rate when op(B) is K-contiguous (canonical
-                             // trans_b), if different
+  double rate_b_kcontig = 0;  // the rate when op(B) is K-contiguous (canonical trans_b), if different
 };
 
-double rate_of(const Candidate &c, const Problem &p) {
-  return p.trans_b == Trans::yes && c.rate_b_kcontig > 0 ? c.rate_b_kcontig
-                                                         : c.rate;
+double rate_of(const Candidate& c, const Problem& p) {
+  return p.trans_b == Trans::yes && c.rate_b_kcontig > 0 ? c.rate_b_kcontig : c.rate;
 }
 
-// SIMT: warptiled tiles from wide (large products) to narrow (M or N up to 32,
-// or 16). Rates of the first three: their best measurements at 4096 and 8192 in
-// results/h100/sgemm-families.json (45.7, 41.3 and 34.4 TFLOP/s of 64.3);
-// 64x128 and 128x64 measured at 0.49-0.58 over the corpus's 64-row products
-// (perf-log 17); the narrow tiles' predicted (memory-bound where they are
-// chosen).
+// SIMT: warptiled tiles from wide (large products) to narrow (M or N up to 32, or 16). Rates of
+// the first three: their best measurements at 4096 and 8192 in results/h100/sgemm-families.json
+// (45.7, 41.3 and 34.4 TFLOP/s of 64.3); 64x128 and 128x64 measured at 0.49-0.58 over the corpus's
+// 64-row products (perf-log 17); the narrow tiles' predicted (memory-bound where they are chosen).
 const Candidate kSimt[] = {
-    {"warptiled", "tile=128x256x16,warp=64x64,vpt=8x16,stages=2", 255, 0.71,
-     Candidate::simt},
-    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", 191, 0.66,
-     Candidate::simt},
-    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", 147, 0.53,
-     Candidate::simt},
-    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.55,
-     Candidate::simt},
-    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.55,
-     Candidate::simt},
-    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45,
-     Candidate::simt},
-    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45,
-     Candidate::simt},
-    {"warptiled", "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", 80, 0.30,
-     Candidate::simt},
-    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4", 80, 0.30,
-     Candidate::simt},
+    {"warptiled", "tile=128x256x16,warp=64x64,vpt=8x16,stages=2", 255, 0.71, Candidate::simt},
+    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", 191, 0.66, Candidate::simt},
+    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", 147, 0.53, Candidate::simt},
+    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.55, Candidate::simt},
+    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.55, Candidate::simt},
+    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt},
+    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45, Candidate::simt},
+    {"warptiled", "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", 80, 0.30, Candidate::simt},
+    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4", 80, 0.30, Candidate::simt},
 };
-// On 9.0, hopper-simt (TMA-fed FFMA, persistent, one block per SM; 168
-// registers at launch, the consumers get more): 47.9 TFLOP/s at 4096³
-// (results/h100/simt/), against warptiled's 45.3 there. With op(B) K-contiguous
-// (row-major NT, column-major TN) its 32x64 warp tile reads B's fragments 8-way
-// bank-conflicted: 0.27-0.36x cuBLAS SGEMM over the corpus's 31 such shapes
-// (report of 00bbb59), where warptiled ran 0.72-0.84x: a third of the rate.
+// On 9.0, hopper-simt (TMA-fed FFMA, persistent, one block per SM; 168 registers at launch, the
+// consumers get more): 47.9 TFLOP/s at 4096³ (results/h100/simt/), against warptiled's 45.3 there.
+// With op(B) K-contiguous (row-major NT, column-major TN) its 32x64 warp tile reads B's fragments
+// 8-way bank-conflicted: 0.27-0.36x cuBLAS SGEMM over the corpus's 31 such shapes (report of
+// 00bbb59), where warptiled ran 0.72-0.84x: a third of the rate.
 const Candidate kSimtHopper[] = {
-    {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74,
-     Candidate::simt, 0.25},
+    {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.25},
 };
-// Before compute capability 8.0 (no cp.async): the vectorized family at its
-// defaults.
+// Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 
-// Tensor cores on 9.0 (wgmma: persistent, one block per SM). 3x takes
-// accum=kstep, the accurate accumulation (error at or below cuBLAS SGEMM's in
-// the accuracy study but for wide-range inputs at K < 1024, up to 1.14x;
-// accum=tile runs 1.5x faster with up to 5x cuBLAS SGEMM's error at long K:
-// perf-log 23-24): 78.6 TFLOP/s at 8192³ and 73.0 at 4096³ (a133af2,
-// results/h100/wgmma/issue16/ run6), a rate of 1.2 of the FFMA rate. 1x about
-// 344 (tf32x3.json, 9ea741a). Both split the tail of their last wave (splitk,
-// chosen per shape).
+// Tensor cores on 9.0 (wgmma: persistent, one block per SM). 3x takes accum=kstep, the accurate
+// accumulation (error at or below cuBLAS SGEMM's in the accuracy study but for wide-range inputs at
+// K < 1024, up to 1.14x; accum=tile runs 1.5x faster with up to 5x cuBLAS SGEMM's error at long K:
+// perf-log 23-24): 78.6 TFLOP/s at 8192³ and 73.0 at 4096³ (a133af2, results/h100/wgmma/issue16/
+// run6), a rate of 1.2 of the FFMA rate. 1x about 344 (tf32x3.json, 9ea741a). Both split the tail
+// of their last wave (splitk, chosen per shape).
 const Candidate kWgmma3x[] = {
-    {"wgmma", "mode=3x,accum=kstep,tile=128x128x32,stages=3,slices=2", 0, 1.2,
-     Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x128x32,stages=3,slices=2", 0, 1.2, Candidate::tensor},
 };
-// Ozaki scheme II on INT8 wgmma (ozaki): FP32-accurate by its moduli choice (on
-// the GPU, from the data; the model counts the moduli normal inputs need),
-// timed by ozaki_time. Cluster 1x1: 2x1 measured 0-4 % slower (perf-log 27).
-const Candidate kOzaki[] = {
-    {"ozaki", "tile=128x128,cluster=1x1", 0, 0, Candidate::emulated}};
-const Candidate kWgmma1x[] = {{"wgmma",
-                               "mode=1x,tile=128x256x32,accum=tc,stages=4", 0,
-                               5.3, Candidate::tensor}};
-// On 8.x, the mma.sync family (measured on the H100 only: 43.2 and 94.0 TFLOP/s
-// at 4096³).
+// Ozaki scheme II on INT8 wgmma (ozaki): FP32-accurate by its moduli choice (on the GPU, from the
+// data; the model counts the moduli normal inputs need), timed by ozaki_time. Cluster 1x1: 2x1
+// measured 0-4 % slower (perf-log 27).
+const Candidate kOzaki[] = {{"ozaki", "tile=128x128,cluster=1x1", 0, 0, Candidate::emulated}};
+const Candidate kWgmma1x[] = {{"wgmma", "mode=1x,tile=128x256x32,accum=tc,stages=4", 0, 5.3, Candidate::tensor}};
+// On 8.x, the mma.sync family (measured on the H100 only: 43.2 and 94.0 TFLOP/s at 4096³).
 const Candidate kTf32_3x[] = {{"tf32", "mode=3x", 128, 0.67, Candidate::simt}};
 const Candidate kTf32_1x[] = {{"tf32", "mode=1x", 128, 1.46, Candidate::simt}};
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // Blocks of this kernel an SM holds at once: shared memory, registers, threads.
-int blocks_per_sm(const GpuModel &gpu, int threads, int regs, size_t smem) {
+int blocks_per_sm(const GpuModel& gpu, int threads, int regs, size_t smem) {
   const int regs_per_thread = (std::max(regs, 16) + 7) / 8 * 8;
   using ll = long long;
   ll by_smem = smem ? ll(gpu.smem_per_sm) / ll(smem + 1024) : 32;
@@ -125,44 +99,36 @@ struct Estimate {
   double waves = 0;
 };
 
-// A tiled kernel of blocks BM x BN x BK, K split `s` ways (partial sums then a
-// reduce kernel): the busiest SM runs ceil(blocks / slots) waves of tiles; the
-// memory floor is the inputs read once and the outputs (or partial sums)
-// written.
-Estimate tiled_time(const GpuModel &gpu, const Problem &p, const Candidate &c,
-                    const ParamValues &v, const LaunchGeometry &g, int s) {
-  auto &t = v.at("tile");
+// A tiled kernel of blocks BM x BN x BK, K split `s` ways (partial sums then a reduce kernel):
+// the busiest SM runs ceil(blocks / slots) waves of tiles; the memory floor is the inputs read
+// once and the outputs (or partial sums) written.
+Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v,
+                    const LaunchGeometry& g, int s) {
+  auto& t = v.at("tile");
   const long long bm = t[0], bn = t[1], bk = t[2];
   const int threads = int(g.block.x * g.block.y * g.block.z);
   const int occ = blocks_per_sm(gpu, threads, c.regs, g.shared_bytes);
-  const double tiles = double(ceil_div(p.m, bm) * ceil_div(p.n, bn)),
-               blocks = tiles * s;
+  const double tiles = double(ceil_div(p.m, bm) * ceil_div(p.n, bn)), blocks = tiles * s;
   const double kper = double(ceil_div(ceil_div(p.k, s), bk) * bk);
   const double slots = double(gpu.sms) * occ;
   Estimate e;
   e.splits = s;
   e.waves = blocks / slots;
-  // FLOP/s of one busy SM, shared by its resident blocks. A register-tiled
-  // block keeps its SM busy alone at about 3/4 of its rate (hk-64x64x1M: 132
-  // lone 64x64 blocks, perf-log 17), so a last wave of j < occ blocks per SM
-  // takes j blocks' work at 3/4 (j = 1) to 1 (j = occ) of it.
+  // FLOP/s of one busy SM, shared by its resident blocks. A register-tiled block keeps its SM
+  // busy alone at about 3/4 of its rate (hk-64x64x1M: 132 lone 64x64 blocks, perf-log 17), so a
+  // last wave of j < occ blocks per SM takes j blocks' work at 3/4 (j = 1) to 1 (j = occ) of it.
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const double work = 2.0 * bm * bn * kper;
   const double full = std::floor(blocks / slots), rest = blocks - full * slots;
-  const double j = std::ceil(rest / gpu.sms),
-               busy = 0.75 + 0.25 * (j - 1) / std::max(1, occ - 1);
-  const double t_compute =
-      (full * occ + (j > 0 ? j / busy : 0)) * work / sm_rate;
-  // Bytes stream at the full bandwidth only with enough blocks loading at once:
-  // two per SM (rhs-16 x 4096 x 4096 ran at 1.7 TB/s with 640 blocks and 1.3
-  // TB/s with fewer; perf-log 17).
+  const double j = std::ceil(rest / gpu.sms), busy = 0.75 + 0.25 * (j - 1) / std::max(1, occ - 1);
+  const double t_compute = (full * occ + (j > 0 ? j / busy : 0)) * work / sm_rate;
+  // Bytes stream at the full bandwidth only with enough blocks loading at once: two per SM
+  // (rhs-16 x 4096 x 4096 ran at 1.7 TB/s with 640 blocks and 1.3 TB/s with fewer; perf-log 17).
   const double streams = std::min(1.0, blocks / (2.0 * gpu.sms));
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * mn * s : 4.0 * mn * (1 + beta_reads);
-  const double t_mem =
-      (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) /
-      (bw * streams);
+  const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / (bw * streams);
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
     us += 4.0 * mn * (s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
@@ -172,70 +138,50 @@ Estimate tiled_time(const GpuModel &gpu, const Problem &p, const Candidate &c,
   return e;
 }
 
-// A family that reads its operands through TMA copies those it cannot read as
-// given (leading dimension not a multiple of 4 floats) to a staged workspace
-// first: one 2-D copy each, read and written once. (Operands at unaligned
-// addresses are staged too; the model assumes aligned ones.)
-void add_staging(const GpuModel &gpu, const Problem &p, const KernelFamily &f,
-                 const ParamValues &v, Estimate &e) {
-  if (!f.tma_operands(v).used())
-    return;
+// A family that reads its operands through TMA copies those it cannot read as given (leading
+// dimension not a multiple of 4 floats) to a staged workspace first: one 2-D copy each, read and
+// written once. (Operands at unaligned addresses are staged too; the model assumes aligned ones.)
+void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, const ParamValues& v, Estimate& e) {
+  if (!f.tma_operands(v).used()) return;
   const auto staging = problem_staging(p);
   for (auto st : {staging.a, staging.b})
     if (st.pitch) {
-      e.us += 4.0 * double(st.rows) * double(st.row_floats + st.pitch) /
-                  (gpu.dram_gbps * 1e9) * 1e6 +
-              kLaunchUs;
+      e.us += 4.0 * double(st.rows) * double(st.row_floats + st.pitch) / (gpu.dram_gbps * 1e9) * 1e6 + kLaunchUs;
       e.workspace += size_t(st.floats()) * sizeof(float);
     }
 }
 
-// The persistent wgmma kernel (one block per SM walking BM x BN tiles) after
-// its pre-pass, which reads op(A) and op(B) and writes their K-major TF32
-// planes (1x reads K-major operands in place). With a split tail of s ways
-// (split_tail.cuh) the tiles of the last partial wave have their K split: whole
-// waves of whole tiles, then rounds of split units, whose partial sums every
-// split writes and the last one reads back at one SM's share of the L2
-// bandwidth.
-Estimate wgmma_time(const GpuModel &gpu, const Problem &p, const Candidate &c,
-                    const ParamValues &v, int s) {
-  auto &t = v.at("tile");
+// The persistent wgmma kernel (one block per SM walking BM x BN tiles) after its pre-pass, which
+// reads op(A) and op(B) and writes their K-major TF32 planes (1x reads K-major operands in place).
+// With a split tail of s ways (split_tail.cuh) the tiles of the last partial wave have their K split:
+// whole waves of whole tiles, then rounds of split units, whose partial sums every split writes and
+// the last one reads back at one SM's share of the L2 bandwidth.
+Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s) {
+  auto& t = v.at("tile");
   const long long bm = t[0], bn = t[1], bk = t[2];
   const bool three = v.at("mode")[0] == 0;
   const int planes = three ? 2 : 1;
   const double kp = double(ceil_div(p.k, 32) * 32);
-  const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn),
-                  ktiles = ceil_div(p.k, bk);
-  const long long blocks = s > 1 ? std::min<long long>(tiles, gpu.sms / s) * s
-                                 : std::min<long long>(tiles, gpu.sms);
-  const auto plan = tail::schedule(tiles, std::max(1ll, blocks), s,
-                                   int(std::min<long long>(ktiles, 1ll << 30)));
-  const double rounds_whole =
-      double(ceil_div(plan.whole, std::max(1ll, blocks)));
-  const double rounds_split =
-      double(ceil_div(plan.units() - plan.whole, std::max(1ll, blocks)));
+  const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
+  const long long blocks = s > 1 ? std::min<long long>(tiles, gpu.sms / s) * s : std::min<long long>(tiles, gpu.sms);
+  const auto plan = tail::schedule(tiles, std::max(1ll, blocks), s, int(std::min<long long>(ktiles, 1ll << 30)));
+  const double rounds_whole = double(ceil_div(plan.whole, std::max(1ll, blocks)));
+  const double rounds_split = double(ceil_div(plan.units() - plan.whole, std::max(1ll, blocks)));
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const double k_split = double(ceil_div(ktiles, plan.splits) * bk);
-  const double t_compute =
-      (rounds_whole * kp + rounds_split * k_split) * 2.0 * bm * bn / sm_rate;
+  const double t_compute = (rounds_whole * kp + rounds_split * k_split) * 2.0 * bm * bn / sm_rate;
   const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
-  const double t_fix =
-      plan.splits > 1 ? (1 + plan.splits) * tile_bytes / l2_per_sm : 0;
-  // In place (1x): A K-major is trans_a = no, B K-major is trans_b = yes, rows
-  // of 16 bytes.
+  const double t_fix = plan.splits > 1 ? (1 + plan.splits) * tile_bytes / l2_per_sm : 0;
+  // In place (1x): A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
   const bool a_packed = three || p.trans_a == Trans::yes || p.lda % 4;
   const bool b_packed = three || p.trans_b == Trans::no || p.ldb % 4;
-  const double rows_packed =
-      double(a_packed ? p.m : 0) + double(b_packed ? p.n : 0);
+  const double rows_packed = double(a_packed ? p.m : 0) + double(b_packed ? p.n : 0);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_pack = rows_packed * (4.0 * p.k + 4.0 * planes * kp) / bw;
-  const double t_mem = (4.0 * planes * double(p.m + p.n) * kp +
-                        4.0 * mn * (p.beta != 0.0f ? 2 : 1)) /
-                       bw;
-  // The consumers store C from the wgmma fragments, 4 bytes a thread at a time:
-  // measured 0.41 to 0.48 TB/s when that is all a tile does (K = 32 and 64;
-  // perf-log 17). With a long K it overlaps the next tile's loads; with a tiny
-  // K it is the whole kernel.
+  const double t_mem = (4.0 * planes * double(p.m + p.n) * kp + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
+  // The consumers store C from the wgmma fragments, 4 bytes a thread at a time: measured 0.41 to
+  // 0.48 TB/s when that is all a tile does (K = 32 and 64; perf-log 17). With a long K it overlaps
+  // the next tile's loads; with a tiny K it is the whole kernel.
   const double t_store = 4.0 * mn / (kWgmmaStoreShare * bw);
   Estimate e;
   e.splits = plan.splits;
@@ -243,39 +189,28 @@ Estimate wgmma_time(const GpuModel &gpu, const Problem &p, const Candidate &c,
   e.us = (std::max({t_compute + t_fix, t_mem, t_store}) + t_pack) * 1e6 +
          kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
   e.workspace = size_t(4.0 * planes * rows_packed * kp);
-  if (plan.splits > 1)
-    e.workspace += size_t(std::min<long long>(tiles, gpu.sms)) *
-                   size_t(tile_bytes) * size_t(plan.splits);
+  if (plan.splits > 1) e.workspace += size_t(std::min<long long>(tiles, gpu.sms)) * size_t(tile_bytes) * size_t(plan.splits);
   return e;
 }
 
-// ozaki: the pre-passes read op(A) and op(B) twice (the scan, the residues) and
-// write n int8 planes; then each persistent block takes ceil(tiles / SMs)
-// tiles, each a run of n moduli of ktiles K tiles, with a fixed cost per
-// modulus (the drain and the CRT step). Both constants from a fit to the
-// measured 8-modulus times at 1024-8192³ (results/h100/ozaki/speed-195960f:
-// within 10 %): 0.294 us per 128x128x128 INT8 K tile on an H100 SM, 25 us per
-// modulus boundary.
+// ozaki: the pre-passes read op(A) and op(B) twice (the scan, the residues) and write n int8
+// planes; then each persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of
+// ktiles K tiles, with a fixed cost per modulus (the drain and the CRT step). Both constants from
+// a fit to the measured 8-modulus times at 1024-8192³ (results/h100/ozaki/speed-195960f: within
+// 10 %): 0.294 us per 128x128x128 INT8 K tile on an H100 SM, 25 us per modulus boundary.
 constexpr double kOzakiKtileUs = 0.294, kOzakiModulusUs = 25.0;
-Estimate ozaki_time(const GpuModel &gpu, const Problem &p,
-                    const ParamValues &v) {
-  auto &t = v.at("tile");
-  const int n =
-      ozaki::choose_moduli({1.89f, 1.89f}, p.k); // normal inputs' rms / gmean
-  const double kp = double(ceil_div(p.k, 128) * 128), rows = double(p.m + p.n),
-               bw = gpu.dram_gbps * 1e9;
+Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
+  auto& t = v.at("tile");
+  const int n = ozaki::choose_moduli({1.89f, 1.89f}, p.k);  // normal inputs' rms / gmean
+  const double kp = double(ceil_div(p.k, 128) * 128), rows = double(p.m + p.n), bw = gpu.dram_gbps * 1e9;
   const long long tiles = ceil_div(p.m, t[0]) * ceil_div(p.n, t[1]);
   const double rounds = double(ceil_div(tiles, gpu.sms));
-  // An H100 SM's rate scaled by the GPU's FFMA rate per SM (64.3 TFLOP/s over
-  // 132 SMs there).
+  // An H100 SM's rate scaled by the GPU's FFMA rate per SM (64.3 TFLOP/s over 132 SMs there).
   const double speed = gpu.fp32_tflops / gpu.sms / (64.3 / 132);
-  const double ktile_us =
-      kOzakiKtileUs * double(t[0] * t[1]) / (128.0 * 128.0) / speed;
-  const double t_gemm =
-      rounds * n * (kp / 128 * ktile_us + kOzakiModulusUs / speed) * 1e-6;
+  const double ktile_us = kOzakiKtileUs * double(t[0] * t[1]) / (128.0 * 128.0) / speed;
+  const double t_gemm = rounds * n * (kp / 128 * ktile_us + kOzakiModulusUs / speed) * 1e-6;
   const double t_pre = (8.0 * rows * p.k + double(n) * rows * kp) / bw;
-  const double t_store = 4.0 * double(p.m) * double(p.n) *
-                         (p.beta != 0.0f ? 2 : 1) / (kWgmmaStoreShare * bw);
+  const double t_store = 4.0 * double(p.m) * double(p.n) * (p.beta != 0.0f ? 2 : 1) / (kWgmmaStoreShare * bw);
   Estimate e;
   e.waves = double(tiles) / gpu.sms;
   e.us = (std::max(t_gemm, t_store) + t_pre) * 1e6 + 4 * kLaunchUs;
@@ -285,52 +220,47 @@ Estimate ozaki_time(const GpuModel &gpu, const Problem &p,
 }
 
 struct Parsed {
-  const Candidate *c;
-  const KernelFamily *f;
+  const Candidate* c;
+  const KernelFamily* f;
   ParamValues v;
 };
 
-const std::vector<Parsed> &parsed(const Candidate *first, size_t n) {
-  // One parse per candidate list, kept: dispatch runs once per new shape, on
-  // the host.
-  static std::map<const Candidate *, std::vector<Parsed>> cache;
+const std::vector<Parsed>& parsed(const Candidate* first, size_t n) {
+  // One parse per candidate list, kept: dispatch runs once per new shape, on the host.
+  static std::map<const Candidate*, std::vector<Parsed>> cache;
   static std::mutex mu;
   std::lock_guard lock(mu);
   auto it = cache.find(first);
-  if (it != cache.end())
-    return it->second;
+  if (it != cache.end()) return it->second;
   std::vector<Parsed> out;
   for (size_t i = 0; i < n; ++i) {
-    auto *f = find_family(first[i].family);
+    auto* f = find_family(first[i].family);
     out.push_back({&first[i], f, parse_params(*f, first[i].params)});
   }
   return cache.emplace(first, std::move(out)).first->second;
 }
 
 template <size_t N>
-const std::vector<Parsed> &parsed(const Candidate (&list)[N]) {
+const std::vector<Parsed>& parsed(const Candidate (&list)[N]) {
   return parsed(list, N);
 }
 
-std::string fmt(const char *f, double x) {
+std::string fmt(const char* f, double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, x);
   return buf;
 }
 
-} // namespace
+}  // namespace
 
-GpuModel GpuModel::of(const DeviceInfo &d) {
+GpuModel GpuModel::of(const DeviceInfo& d) {
   GpuModel g;
   g.name = d.name;
   g.arch = d.arch();
   g.sms = d.sms;
   const double peak = d.peak_fp32_tflops();
-  g.fp32_tflops = peak > 0
-                      ? peak * (64.3 / 66.9)
-                      : 0.5 * d.sms; // unknown lanes: a guess that keeps ratios
-  g.dram_gbps =
-      d.peak_dram_gbps() > 0 ? d.peak_dram_gbps() * (3015.0 / 3352.0) : 1000.0;
+  g.fp32_tflops = peak > 0 ? peak * (64.3 / 66.9) : 0.5 * d.sms;  // unknown lanes: a guess that keeps ratios
+  g.dram_gbps = d.peak_dram_gbps() > 0 ? d.peak_dram_gbps() * (3015.0 / 3352.0) : 1000.0;
   g.memory_bytes = d.global_mem_bytes;
   g.smem_per_sm = d.smem_per_sm;
   g.regs_per_sm = d.regs_per_sm > 0 ? d.regs_per_sm : 65536;
@@ -339,36 +269,25 @@ GpuModel GpuModel::of(const DeviceInfo &d) {
 }
 
 GpuModel GpuModel::h100() {
-  return {"NVIDIA H100 80GB HBM3", 90,     132,   64.3, 3015,
-          size_t(79) << 30,        233472, 65536, 2048};
+  return {"NVIDIA H100 80GB HBM3", 90, 132, 64.3, 3015, size_t(79) << 30, 233472, 65536, 2048};
 }
 
 GpuModel GpuModel::a100() {
   // 108 SMs, 19.5 TFLOP/s FP32 peak, 1555 GB/s, 164 KB of shared memory per SM.
-  return {"NVIDIA A100-SXM4-40GB",
-          80,
-          108,
-          19.5 * (64.3 / 66.9),
-          1555 * (3015.0 / 3352.0),
-          size_t(40) << 30,
-          167936,
-          65536,
-          2048};
+  return {"NVIDIA A100-SXM4-40GB", 80, 108, 19.5 * (64.3 / 66.9), 1555 * (3015.0 / 3352.0), size_t(40) << 30, 167936,
+          65536, 2048};
 }
 
 std::string to_string(Route r) {
   switch (r) {
-  case Route::gemm:
-    return "gemm";
-  case Route::gemv_n:
-    return "gemv (N = 1)";
-  case Route::gemv_m:
-    return "gemv (M = 1)";
+    case Route::gemm: return "gemm";
+    case Route::gemv_n: return "gemv (N = 1)";
+    case Route::gemv_m: return "gemv (M = 1)";
   }
   return "?";
 }
 
-Problem vector_problem(const Problem &c, Route r) {
+Problem vector_problem(const Problem& c, Route r) {
   Strides mat;
   int64_t x_inc, y_inc;
   Problem g;
@@ -384,15 +303,15 @@ Problem vector_problem(const Problem &c, Route r) {
     y_inc = c_strides(c).row;
   } else {
     auto sb = op_b_strides(c);
-    mat = {sb.col, sb.row}; // op(B)ᵀ
+    mat = {sb.col, sb.row};  // op(B)ᵀ
     g.m = c.n;
     x_inc = op_a_strides(c).col;
     y_inc = c_strides(c).col;
   }
-  if (mat.col == 1) { // rows contiguous: a row-major A
+  if (mat.col == 1) {  // rows contiguous: a row-major A
     g.trans_a = Trans::no;
-    g.lda = std::max(mat.row, g.k); // a single row's stride is never used
-  } else { // columns contiguous: the transpose of a row-major K x M matrix
+    g.lda = std::max(mat.row, g.k);  // a single row's stride is never used
+  } else {  // columns contiguous: the transpose of a row-major K x M matrix
     g.trans_a = Trans::yes;
     g.lda = mat.col;
   }
@@ -401,148 +320,110 @@ Problem vector_problem(const Problem &c, Route r) {
   return g;
 }
 
-Dispatch dispatch(const GpuModel &gpu, const Problem &p, MathMode math,
-                  size_t max_workspace) {
+Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
   Dispatch d;
   if (p.n == 1 || p.m == 1) {
     d.route = p.n == 1 ? Route::gemv_n : Route::gemv_m;
-    d.why = to_string(d.route) +
-            ": a matrix-vector product, bound by reading the matrix once";
+    d.why = to_string(d.route) + ": a matrix-vector product, bound by reading the matrix once";
     return d;
   }
-  const size_t split_cap =
-      std::min({kMaxSplitWorkspace, gpu.memory_bytes / 16, max_workspace});
+  const size_t split_cap = std::min({kMaxSplitWorkspace, gpu.memory_bytes / 16, max_workspace});
   const size_t pack_cap = std::min(gpu.memory_bytes / 4, max_workspace);
-  std::vector<const std::vector<Parsed> *> lists = {
-      gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld)};
-  if (gpu.arch == 90)
-    lists.push_back(&parsed(kSimtHopper));
+  std::vector<const std::vector<Parsed>*> lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld)};
+  if (gpu.arch == 90) lists.push_back(&parsed(kSimtHopper));
   const bool tensor = gpu.arch >= 80 && math != MathMode::strict_fp32;
-  if (tensor && gpu.arch == 90)
-    lists.push_back(math == MathMode::tf32 ? &parsed(kWgmma1x)
-                                           : &parsed(kWgmma3x));
-  if (math == MathMode::tensor_fp32 && gpu.arch == 90)
-    lists.push_back(&parsed(kOzaki));
-  if (tensor && gpu.arch != 90)
-    lists.push_back(math == MathMode::tf32 ? &parsed(kTf32_1x)
-                                           : &parsed(kTf32_3x));
+  if (tensor && gpu.arch == 90) lists.push_back(math == MathMode::tf32 ? &parsed(kWgmma1x) : &parsed(kWgmma3x));
+  if (math == MathMode::tensor_fp32 && gpu.arch == 90) lists.push_back(&parsed(kOzaki));
+  if (tensor && gpu.arch != 90) lists.push_back(math == MathMode::tf32 ? &parsed(kTf32_1x) : &parsed(kTf32_3x));
 
-  const Parsed *best = nullptr;
+  const Parsed* best = nullptr;
   Estimate best_e;
-  const Parsed *runner_up =
-      nullptr; // the best of another family, for the reason
+  const Parsed* runner_up = nullptr;  // the best of another family, for the reason
   double runner_up_us = INFINITY;
-  for (auto *list : lists)
-    for (auto &c : *list) {
-      if (!c.f->unsupported(c.v, p).empty())
-        continue;
+  for (auto* list : lists)
+    for (auto& c : *list) {
+      if (!c.f->unsupported(c.v, p).empty()) continue;
       Estimate e;
       if (c.c->kind == Candidate::emulated) {
         e = ozaki_time(gpu, p, c.v);
-        if (e.workspace > pack_cap)
-          continue;
+        if (e.workspace > pack_cap) continue;
       } else if (c.f->packing(c.v).planes > 0) {
-        // The split tail, where the family offers it: up to 64 ways (a huge K
-        // with one tile).
+        // The split tail, where the family offers it: up to 64 ways (a huge K with one tile).
         const int most = c.v.count("splitk") ? 64 : 1;
         for (int s = 1; s <= most; s = s < 8 ? s + 1 : s * 2) {
           auto x = wgmma_time(gpu, p, *c.c, c.v, s);
-          if (x.workspace <= pack_cap && x.us < e.us)
-            e = x;
+          if (x.workspace <= pack_cap && x.us < e.us) e = x;
         }
-        if (e.us == INFINITY)
-          continue;
+        if (e.us == INFINITY) continue;
       } else {
         const auto g = c.f->geometry(c.v, p);
         const bool splits = c.v.count("splitk") > 0;
         const long long bk = c.v.count("tile") ? c.v.at("tile")[2] : 1;
-        // Up to a few waves of slices (a huge K with one tile wants every SM),
-        // as many as the family takes.
+        // Up to a few waves of slices (a huge K with one tile wants every SM), as many as the family takes.
         int most = 1;
-        for (auto &spec : c.f->params())
-          if (splits && spec.name == "splitk")
-            most = std::min(512, int(spec.max));
+        for (auto& spec : c.f->params())
+          if (splits && spec.name == "splitk") most = std::min(512, int(spec.max));
         for (int s = 1; s <= most; ++s) {
-          // Each slice keeps at least four K tiles: shorter ones are mostly
-          // prologue.
-          if (s > 1 && ceil_div(p.k, s) < 4 * bk)
-            break;
+          // Each slice keeps at least four K tiles: shorter ones are mostly prologue.
+          if (s > 1 && ceil_div(p.k, s) < 4 * bk) break;
           auto x = tiled_time(gpu, p, *c.c, c.v, g, s);
-          if (x.workspace > split_cap)
-            break;
-          if (x.us < e.us)
-            e = x;
+          if (x.workspace > split_cap) break;
+          if (x.us < e.us) e = x;
         }
         add_staging(gpu, p, *c.f, c.v, e);
-        if (e.workspace > max_workspace)
-          continue;
+        if (e.workspace > max_workspace) continue;
       }
       if (e.us < best_e.us) {
-        if (best && best->f != c.f)
-          runner_up = best, runner_up_us = best_e.us;
+        if (best && best->f != c.f) runner_up = best, runner_up_us = best_e.us;
         best = &c, best_e = e;
       } else if (c.f != best->f && e.us < runner_up_us) {
         runner_up = &c, runner_up_us = e.us;
       }
     }
-  if (!best)
-    throw UsageError("no kernel of the library takes " + describe(p));
+  if (!best) throw UsageError("no kernel of the library takes " + describe(p));
   ParamValues v = best->v;
-  if (v.count("splitk"))
-    v["splitk"] = {best_e.splits};
+  if (v.count("splitk")) v["splitk"] = {best_e.splits};
   d.family = best->f->name();
   d.params = format_params(*best->f, v);
   d.splits = best_e.splits;
   d.predicted_us = best_e.us;
   d.workspace_bytes = best_e.workspace;
-  auto &t = v.at("tile");
-  d.why =
-      "model: " + d.family + " " + std::to_string(t[0]) + "x" +
-      std::to_string(t[1]) + " tiles" +
-      (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") +
-      ", " + fmt("%.2f", best_e.waves) + " waves of " +
-      std::to_string(gpu.sms) + " SMs, " + fmt("%.1f", best_e.us) +
-      " us predicted";
+  auto& t = v.at("tile");
+  d.why = "model: " + d.family + " " + std::to_string(t[0]) + "x" + std::to_string(t[1]) + " tiles" +
+          (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") + ", " +
+          fmt("%.2f", best_e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
+          fmt("%.1f", best_e.us) + " us predicted";
   if (d.family == "ozaki")
     d.why += " (" + std::to_string(ozaki::choose_moduli({1.89f, 1.89f}, p.k)) +
-             " moduli for normal inputs at this K; the kernel counts them from "
-             "the data)";
+             " moduli for normal inputs at this K; the kernel counts them from the data)";
   if (runner_up && runner_up->f != best->f)
-    d.why += "; next: " + runner_up->f->name() + " " +
-             fmt("%.1f", runner_up_us) + " us";
+    d.why += "; next: " + runner_up->f->name() + " " + fmt("%.1f", runner_up_us) + " us";
   return d;
 }
 
-std::string unsplit_gemv(const std::string &family, const std::string &params) {
-  auto &f = *find_family(family);
+std::string unsplit_gemv(const std::string& family, const std::string& params) {
+  auto& f = *find_family(family);
   auto v = parse_params(f, params);
-  if (v.count("splits"))
-    v["splits"] = {1};
+  if (v.count("splits")) v["splits"] = {1};
   return format_params(f, v);
 }
 
-std::vector<std::pair<std::string, std::string>>
-dispatch_configurations(int arch) {
+std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch) {
   std::vector<std::pair<std::string, std::string>> out;
-  auto add = [&](const std::vector<Parsed> &list) {
-    for (auto &c : list) {
+  auto add = [&](const std::vector<Parsed>& list) {
+    for (auto& c : list) {
       // Split-K is gridDim.z: one binary serves every split.
       ParamValues v = c.v;
-      if (v.count("splitk"))
-        v["splitk"] = {1};
+      if (v.count("splitk")) v["splitk"] = {1};
       out.emplace_back(c.f->name(), format_params(*c.f, v));
     }
   };
   add(arch >= 80 ? parsed(kSimt) : parsed(kSimtOld));
-  if (arch == 90)
-    add(parsed(kSimtHopper)), add(parsed(kWgmma3x)), add(parsed(kWgmma1x)),
-        add(parsed(kOzaki));
-  if (arch >= 80 && arch != 90)
-    add(parsed(kTf32_3x)), add(parsed(kTf32_1x));
-  for (const char *gemv : {"gemv-block", "gemv-columns"})
-    out.emplace_back(gemv, format_params(*find_family(gemv),
-                                         parse_params(*find_family(gemv), "")));
+  if (arch == 90) add(parsed(kSimtHopper)), add(parsed(kWgmma3x)), add(parsed(kWgmma1x)), add(parsed(kOzaki));
+  if (arch >= 80 && arch != 90) add(parsed(kTf32_3x)), add(parsed(kTf32_1x));
+  for (const char* gemv : {"gemv-block", "gemv-columns"})
+    out.emplace_back(gemv, format_params(*find_family(gemv), parse_params(*find_family(gemv), "")));
   return out;
 }
 
-} // namespace gemmlab
+}  // namespace gemmlab

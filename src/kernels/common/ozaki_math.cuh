@@ -1,25 +1,15 @@
-// Ozaki scheme II arithmetic (Ozaki, Uchino, Imamura 2025): an FP32 product
-// computed exactly on integers, modulo a set of pairwise coprime moduli, one
-// INT8 tensor-core product per modulus.
-//   1. Each row i of op(A) is scaled by 2^(qa - e_i) (its 2-norm ||a_i|| <
-//   2^e_i) and rounded to
-//      integers; each column j of op(B) by 2^(qb - e_j). Rounded rows have
-//      norms below 2^qa + √K/2.
-//   2. X = A_int · B_int is an exact integer with |X_ij| <= ||A_int,i||
-//   ||B_int,j|| < M / 2
-//      (Cauchy–Schwarz), M the product of the moduli: X is known from its
-//      residues X mod m_l (the Chinese remainder theorem). The norm bound gives
-//      each side about log2(max/rms) + log2(K)/2 more bits than the bound by K
-//      · max|a| · max|b|.
-//   3. X mod m_l = (A_int mod m_l)(B_int mod m_l) mod m_l: INT8 residues, an
-//   INT32 product.
-//   4. X / M = sum_l t_l / m_l (mod 1), t_l = (X mod m_l) · y_l, y_l = (M /
-//   m_l)^-1 mod m_l: a sum
-//      of fractions in float64 whose fractional part, times M, is X; C = X ·
-//      2^(e_i + e_j - qa - qb).
-// The only error is step 1's rounding, and the number of moduli buys the bits
-// that make it small. Shared by the kernels (NVRTC) and the host (the moduli
-// choice and its tests).
+// Ozaki scheme II arithmetic (Ozaki, Uchino, Imamura 2025): an FP32 product computed exactly on
+// integers, modulo a set of pairwise coprime moduli, one INT8 tensor-core product per modulus.
+//   1. Each row i of op(A) is scaled by 2^(qa - e_i) (its 2-norm ||a_i|| < 2^e_i) and rounded to
+//      integers; each column j of op(B) by 2^(qb - e_j). Rounded rows have norms below 2^qa + √K/2.
+//   2. X = A_int · B_int is an exact integer with |X_ij| <= ||A_int,i|| ||B_int,j|| < M / 2
+//      (Cauchy–Schwarz), M the product of the moduli: X is known from its residues X mod m_l (the
+//      Chinese remainder theorem). The norm bound gives each side about log2(max/rms) + log2(K)/2
+//      more bits than the bound by K · max|a| · max|b|.
+//   3. X mod m_l = (A_int mod m_l)(B_int mod m_l) mod m_l: INT8 residues, an INT32 product.
+//   4. X / M = sum_l t_l / m_l (mod 1), t_l = (X mod m_l) · y_l, y_l = (M / m_l)^-1 mod m_l: a sum
+//      of fractions in float64 whose fractional part, times M, is X; C = X · 2^(e_i + e_j - qa - qb).
+// The only error is step 1's rounding, and the number of moduli buys the bits that make it small. Shared by the kernels (NVRTC) and the host (the moduli choice and its tests).
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -41,32 +31,28 @@ OZAKI_HD inline float float_of_bits(unsigned u) {
 #endif
 }
 
-// Pairwise coprime moduli, largest first, all at most 256 so that a symmetric
-// residue is an int8: 256 = 2^8, 255 = 3·5·17, 253 = 11·23, 247 = 13·19, the
-// rest primes.
+// Pairwise coprime moduli, largest first, all at most 256 so that a symmetric residue is an int8:
+// 256 = 2^8, 255 = 3·5·17, 253 = 11·23, 247 = 13·19, the rest primes.
 constexpr int kMaxModuli = 16;
 OZAKI_HD inline int modulus(int l) {
-  constexpr int m[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233,
-                                 229, 227, 223, 211, 199, 197, 193, 191};
+  constexpr int m[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 211, 199, 197, 193, 191};
   return m[l];
 }
 // Fewer than 2 moduli leave no bits (M / 2 = 128 with one).
 constexpr int kMinModuli = 2;
-// An INT8 product of K residues (|r| <= 128) stays exact in INT32 while K ·
-// 2^14 < 2^31.
+// An INT8 product of K residues (|r| <= 128) stays exact in INT32 while K · 2^14 < 2^31.
 constexpr long long kMaxK = (1ll << 17) - 1;
 
-// floor(log2 M), M the product of the first n moduli (a table: the kernels look
-// it up per block; a CPU test checks it against the moduli).
+// floor(log2 M), M the product of the first n moduli (a table: the kernels look it up per block;
+// a CPU test checks it against the moduli).
 OZAKI_HD inline int log2_product(int n) {
-  constexpr int bits[kMaxModuli + 1] = {0,  8,  15, 23, 31,  39,  47,  55, 63,
-                                        71, 79, 87, 94, 102, 110, 117, 125};
+  constexpr int bits[kMaxModuli + 1] = {0, 8, 15, 23, 31, 39, 47, 55, 63, 71, 79, 87, 94, 102, 110, 117, 125};
   return bits[n];
 }
 
-// The norms of op(A)'s rows and op(B)'s columns after scaling: 2^qa and 2^qb,
-// with one bit of M / 2 left for the rounding (each rounded norm stays below
-// 2^q · √2 while √K/2 <= 2^q · 0.41, which q >= 10 guarantees for K < 2^17).
+// The norms of op(A)'s rows and op(B)'s columns after scaling: 2^qa and 2^qb, with one bit of
+// M / 2 left for the rounding (each rounded norm stays below 2^q · √2 while √K/2 <= 2^q · 0.41,
+// which q >= 10 guarantees for K < 2^17).
 struct Bits {
   int a, b;
 };
@@ -75,90 +61,69 @@ OZAKI_HD inline Bits bits(int n) {
   return {total - total / 2, total / 2};
 }
 
-// What the data cost, per operand: the largest over its rows (op(B): columns)
-// of rms / geometric mean of |x|, both over the row's nonzero elements, times
-// √(K / nonzero). Rounding errors are of the scale's size, set by the row's
-// norm (√nonzero · rms), while (|A||B|)_ij >= S · gmean|a| · gmean|b| over the
-// S indices where both are nonzero (the AM-GM inequality, a bound and not an
-// estimate: rows whose magnitudes spread over many binades, a few large values
-// among small ones, are charged the bits their small elements need; rows with
-// zeros, the smaller common support).
+// What the data cost, per operand: the largest over its rows (op(B): columns) of rms / geometric
+// mean of |x|, both over the row's nonzero elements, times √(K / nonzero). Rounding errors are of
+// the scale's size, set by the row's norm (√nonzero · rms), while (|A||B|)_ij >= S · gmean|a| ·
+// gmean|b| over the S indices where both are nonzero (the AM-GM inequality, a bound and not an
+// estimate: rows whose magnitudes spread over many binades, a few large values among small ones,
+// are charged the bits their small elements need; rows with zeros, the smaller common support).
 struct Spread {
   float a = 1, b = 1;
 };
-// One row's, from its nonzero elements' count, sum of squares and sum of
-// log2|x|.
-OZAKI_HD inline float row_spread(double squares, double log2s, int nonzero,
-                                 long long k) {
-  return float(sqrt(squares / nonzero) / exp2(log2s / nonzero) *
-               sqrt(double(k) / nonzero));
+// One row's, from its nonzero elements' count, sum of squares and sum of log2|x|.
+OZAKI_HD inline float row_spread(double squares, double log2s, int nonzero, long long k) {
+  return float(sqrt(squares / nonzero) / exp2(log2s / nonzero) * sqrt(double(k) / nonzero));
 }
 
-// The model of the largest error, relative to (|A||B|)_ij, over a product's
-// elements: A_int's rounding errors (uniform, at most half a unit of 2^(e_i -
-// qa), e_i above log2 ||a_i|| by up to 1) summed over K against B's column: a
-// standard deviation of 2^(e_i - qa) · √(K/12) · rms_b, against (|A||B|)_ij >=
-// K · gmean|a| · gmean|b|; with a tail factor for the largest of many elements,
-// and the same for B's rounding. The host emulation's largest errors stay 5x
-// and more below it (tests/test_ozaki.cpp); 8 moduli measured 0.13-0.41x cuBLAS
-// SGEMM's error at K = 65536 on the H100, where a tail factor of 6 would have
-// asked for 9.
+// The model of the largest error, relative to (|A||B|)_ij, over a product's elements: A_int's
+// rounding errors (uniform, at most half a unit of 2^(e_i - qa), e_i above log2 ||a_i|| by up to
+// 1) summed over K against B's column: a standard deviation of 2^(e_i - qa) · √(K/12) · rms_b,
+// against (|A||B|)_ij >= K · gmean|a| · gmean|b|; with a tail factor for the largest of many
+// elements, and the same for B's rounding. The host emulation's largest errors stay 5x and more
+// below it (tests/test_ozaki.cpp); 8 moduli measured 0.13-0.41x cuBLAS SGEMM's error at K = 65536 on
+// the H100, where a tail factor of 6 would have asked for 9.
 constexpr double kTail = 4.0;
 constexpr int kMinBits = 10;
 OZAKI_HD inline double predicted_error(int n, Spread s) {
   const Bits q = bits(n);
-  if (q.b < kMinBits)
-    return 1.0;
-  return kTail * 2.0 / sqrt(12.0) * double(s.a) * double(s.b) *
-         (ldexp(1.0, -q.a) + ldexp(1.0, -q.b));
+  if (q.b < kMinBits) return 1.0;
+  return kTail * 2.0 / sqrt(12.0) * double(s.a) * double(s.b) * (ldexp(1.0, -q.a) + ldexp(1.0, -q.b));
 }
 
-// The contract: no larger than cuBLAS SGEMM's largest error on the same inputs.
-// In this measure cuBLAS's error falls with K (each element's sum grows like K,
-// its rounding errors like √K and FP32's accumulation spreads them): measured
-// on the H100 (results/h100/ozaki/accuracy-195960f), 1.3e-7 at K = 16, 4.4e-8
-// at 1024, 1.9e-8 at 65536 for normal inputs: 2^-22 · K^-1/4 stays at or below
-// every one of them.
-OZAKI_HD inline double target(long long k) {
-  return ldexp(1.0, -22) * pow(double(k > 1 ? k : 1), -0.25);
-}
+// The contract: no larger than cuBLAS SGEMM's largest error on the same inputs. In this measure
+// cuBLAS's error falls with K (each element's sum grows like K, its rounding errors like √K and
+// FP32's accumulation spreads them): measured on the H100 (results/h100/ozaki/accuracy-195960f),
+// 1.3e-7 at K = 16, 4.4e-8 at 1024, 1.9e-8 at 65536 for normal inputs: 2^-22 · K^-1/4 stays at or
+// below every one of them.
+OZAKI_HD inline double target(long long k) { return ldexp(1.0, -22) * pow(double(k > 1 ? k : 1), -0.25); }
 
-// The fewest moduli whose predicted error meets the target at this K;
-// kMaxModuli when none does.
+// The fewest moduli whose predicted error meets the target at this K; kMaxModuli when none does.
 OZAKI_HD inline int choose_moduli(Spread s, long long k) {
   const double t = target(k);
   for (int n = kMinModuli; n < kMaxModuli; ++n)
-    if (predicted_error(n, s) <= t)
-      return n;
+    if (predicted_error(n, s) <= t) return n;
   return kMaxModuli;
 }
 
-// The residue of r (|r| < 2^24 · m, an integer) modulo m, in float arithmetic:
-// any representative within a few m of zero (the quotient may be off by one),
-// exactly.
-OZAKI_HD inline float reduce(float r, float m, float inv_m) {
-  return fmaf(-rintf(r * inv_m), m, r);
-}
+// The residue of r (|r| < 2^24 · m, an integer) modulo m, in float arithmetic: any representative
+// within a few m of zero (the quotient may be off by one), exactly.
+OZAKI_HD inline float reduce(float r, float m, float inv_m) { return fmaf(-rintf(r * inv_m), m, r); }
 
-// The symmetric residue in [-m/2, m/2) of x = mant · 2^e (|mant| < 2^24 an
-// integer, e >= 0), given 2^e mod m: what one element of A_int contributes to
-// plane l.
+// The symmetric residue in [-m/2, m/2) of x = mant · 2^e (|mant| < 2^24 an integer, e >= 0),
+// given 2^e mod m: what one element of A_int contributes to plane l.
 OZAKI_HD inline int symmetric_residue(float mant, int pow2_mod_m, int m) {
   const float mf = float(m), inv = 1.0f / mf;
-  float r = reduce(mant, mf, inv);            // |r| <= m
-  r = reduce(r * float(pow2_mod_m), mf, inv); // |r · p| < 2^17: exact
+  float r = reduce(mant, mf, inv);                 // |r| <= m
+  r = reduce(r * float(pow2_mod_m), mf, inv);      // |r · p| < 2^17: exact
   int v = int(r);
-  if (v >= (m + 1) / 2)
-    v -= m;
-  if (v < -(m / 2))
-    v += m;
+  if (v >= (m + 1) / 2) v -= m;
+  if (v < -(m / 2)) v += m;
   return v;
 }
 
-// x · 2^shift rounded to an integer v, held as mant · 2^exp2 with |mant| < 2^24
-// an integer and exp2 >= 0 (v itself when it is below 2^24).
-OZAKI_HD inline void scaled_integer(float x, int shift, float &mant,
-                                    int &exp2) {
+// x · 2^shift rounded to an integer v, held as mant · 2^exp2 with |mant| < 2^24 an integer and
+// exp2 >= 0 (v itself when it is below 2^24).
+OZAKI_HD inline void scaled_integer(float x, int shift, float& mant, int& exp2) {
   const float v = rintf(ldexpf(x, shift));
   int e = 0;
   const float f = frexpf(v, &e);
@@ -166,13 +131,11 @@ OZAKI_HD inline void scaled_integer(float x, int shift, float &mant,
   mant = e > 24 ? ldexpf(f, 24) : v;
 }
 
-// 2^e mod m, by squaring (e < 64: six steps; every residue block builds its
-// table with it).
+// 2^e mod m, by squaring (e < 64: six steps; every residue block builds its table with it).
 OZAKI_HD inline int pow2_mod(int e, int m) {
   int r = 1 % m, p = 2 % m;
   for (; e > 0; e >>= 1, p = p * p % m)
-    if (e & 1)
-      r = r * p % m;
+    if (e & 1) r = r * p % m;
   return r;
 }
 
@@ -181,64 +144,57 @@ OZAKI_HD inline int crt_inverse(int l, int n) {
   const int m = modulus(l);
   int rest = 1;
   for (int j = 0; j < n; ++j)
-    if (j != l)
-      rest = rest * (modulus(j) % m) % m;
+    if (j != l) rest = rest * (modulus(j) % m) % m;
   int r0 = m, r1 = rest, t0 = 0, t1 = 1;
   while (r1 != 0) {
     const int q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
     r0 = r1, r1 = r2, t0 = t1, t1 = t2;
   }
-  return ((t0 % m) + m) % m; // r0 = gcd = 1 for the table above
+  return ((t0 % m) + m) % m;  // r0 = gcd = 1 for the table above
 }
 
-// X mod m_l from the INT32 product: a representative of size at most m/2 + 1,
-// times y_l, reduced again: t_l, whose t_l / m_l the reconstruction sums.
+// X mod m_l from the INT32 product: a representative of size at most m/2 + 1, times y_l, reduced
+// again: t_l, whose t_l / m_l the reconstruction sums.
 OZAKI_HD inline float crt_term(int acc, int m, int y) {
   const float mf = float(m), inv = 1.0f / mf;
-  // acc = hi · 2^16 + lo with hi < 2^15: hi · (2^16 mod m) + lo < 2^24, exact
-  // in float.
+  // acc = hi · 2^16 + lo with hi < 2^15: hi · (2^16 mod m) + lo < 2^24, exact in float.
   const int hi = acc >> 16, lo = acc & 0xffff;
   float r = float(hi * (65536 % m) + lo);
   r = reduce(r, mf, inv);
   return reduce(r * float(y), mf, inv);
 }
 
-// The pre-passes' view of op(A) (M x K) and op(B)ᵀ (N x K): element (r, c) at
-// x[r·sr + c·sk]; what they write: the residue planes [plane][rows][kp] (int8,
-// rows of kp >= K bytes, zero past K) and each row's exponent e (its 2-norm <
-// 2^e; kNonFinite for a row holding Inf or NaN).
+// The pre-passes' view of op(A) (M x K) and op(B)ᵀ (N x K): element (r, c) at x[r·sr + c·sk]; what
+// they write: the residue planes [plane][rows][kp] (int8, rows of kp >= K bytes, zero past K) and
+// each row's exponent e (its 2-norm < 2^e; kNonFinite for a row holding Inf or NaN).
 struct PassOperand {
-  const float *x;
+  const float* x;
   long long sr, sk, rows;
-  signed char *planes;
-  int *exponent;
+  signed char* planes;
+  int* exponent;
 };
-// spread: max over the rows of op(A) of rms / gmean (Spread), then op(B)'s
-// (float bits: positive floats order like their bits, so atomicMax on them
-// works), zeroed before the first pass.
+// spread: max over the rows of op(A) of rms / gmean (Spread), then op(B)'s (float bits: positive floats order
+// like their bits, so atomicMax on them works), zeroed before the first pass.
 struct PassArgs {
   PassOperand op[2];
   long long k, kp;
-  unsigned *spread;
+  unsigned* spread;
 };
 constexpr int kNonFinite = 0x7fffffff;
 
-// The buffer the GEMM kernel reads (GemmArgs::extra): spread[2] (two words of
-// padding), then op(A)'s row exponents (M), then op(B)'s (N).
+// The buffer the GEMM kernel reads (GemmArgs::extra): spread[2] (two words of padding), then
+// op(A)'s row exponents (M), then op(B)'s (N).
 struct Info {
   unsigned spread[4];
   int exponent[1];
 };
 
-// The moduli the pre-passes' statistics call for at this K (a zero: an operand
-// of zero rows).
-OZAKI_HD inline int moduli_of(const unsigned *spread, long long k) {
+// The moduli the pre-passes' statistics call for at this K (a zero: an operand of zero rows).
+OZAKI_HD inline int moduli_of(const unsigned* spread, long long k) {
   Spread s;
-  if (spread[0])
-    s.a = float_of_bits(spread[0]);
-  if (spread[1])
-    s.b = float_of_bits(spread[1]);
+  if (spread[0]) s.a = float_of_bits(spread[0]);
+  if (spread[1]) s.b = float_of_bits(spread[1]);
   return choose_moduli(s, k);
 }
 
-} // namespace ozaki
+}  // namespace ozaki

@@ -1,28 +1,21 @@
-// ozaki: FP32 GEMM by Ozaki scheme II on Hopper's INT8 tensor cores (sm_90a);
-// the arithmetic is in ozaki_math.cuh.
+// ozaki: FP32 GEMM by Ozaki scheme II on Hopper's INT8 tensor cores (sm_90a); the arithmetic is
+// in ozaki_math.cuh.
 //
-// Two pre-passes over op(A) and op(B)ᵀ (blockIdx.z picks the operand), then the
-// product:
-//   ozaki_scan      each row's 2-norm (its exponent), whether it holds Inf or
-//   NaN, and the spread
-//                   statistic (rms / geometric mean) from which every later
-//                   kernel derives the same number of moduli (no trip to the
-//                   host: the choice follows the data, inside a graph too);
-//   ozaki_residues  each element scaled by its row's power of two, rounded, and
-//   written as one
-//                   int8 residue per modulus, K-major: the planes the tensor
-//                   cores read;
-//   gemm_ozaki      persistent and warp-specialised like wgmma: the producer
-//   warpgroup moves the
-//                   residue tiles of every modulus in turn with TMA (128-byte
-//                   rows, swizzled; in a cluster of CLUSTER_M x CLUSTER_N
-//                   blocks, each loads a share of the A tile its row of blocks
-//                   needs and of the B tile its column needs, multicast); the
-//                   consumers run one exact INT32 product per modulus
-//                   (m64nBNk32 s8 wgmmas), fold it into the tile's float64 sum
-//                   of CRT fractions, and after the last modulus rebuild, scale
-//                   and store C. Elements whose row or column holds Inf or NaN
-//                   are summed again in FP32 (cuBLAS's non-finite pattern).
+// Two pre-passes over op(A) and op(B)ᵀ (blockIdx.z picks the operand), then the product:
+//   ozaki_scan      each row's 2-norm (its exponent), whether it holds Inf or NaN, and the spread
+//                   statistic (rms / geometric mean) from which every later kernel derives the same
+//                   number of moduli
+//                   (no trip to the host: the choice follows the data, inside a graph too);
+//   ozaki_residues  each element scaled by its row's power of two, rounded, and written as one
+//                   int8 residue per modulus, K-major: the planes the tensor cores read;
+//   gemm_ozaki      persistent and warp-specialised like wgmma: the producer warpgroup moves the
+//                   residue tiles of every modulus in turn with TMA (128-byte rows, swizzled; in a
+//                   cluster of CLUSTER_M x CLUSTER_N blocks, each loads a share of the A tile its
+//                   row of blocks needs and of the B tile its column needs, multicast); the
+//                   consumers run one exact INT32 product per modulus (m64nBNk32 s8 wgmmas), fold
+//                   it into the tile's float64 sum of CRT fractions, and after the last modulus
+//                   rebuild, scale and store C. Elements whose row or column holds Inf or NaN are
+//                   summed again in FP32 (cuBLAS's non-finite pattern).
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "ozaki_math.cuh"
@@ -31,40 +24,35 @@
 #define GROUP 8
 #endif
 #ifndef MODULI
-#define MODULI 0 // 0: chosen from the data (ozaki::choose_moduli)
+#define MODULI 0  // 0: chosen from the data (ozaki::choose_moduli)
 #endif
 #ifndef CLUSTER_M
-#define CLUSTER_M 1 // blocks of a cluster along M (they share B tiles)
+#define CLUSTER_M 1  // blocks of a cluster along M (they share B tiles)
 #endif
 #ifndef CLUSTER_N
-#define CLUSTER_N 1 // along N (they share A tiles)
+#define CLUSTER_N 1  // along N (they share A tiles)
 #endif
 
-constexpr int BK = 128; // int8 values per K tile row: one 128-byte swizzle row
+constexpr int BK = 128;  // int8 values per K tile row: one 128-byte swizzle row
 constexpr int NT = 128 * (CONSUMERS + 1);
 constexpr int WG_M = BM / CONSUMERS;
 constexpr int MW = WG_M / 64;
-constexpr int STAGE = (BM + BN) * BK; // bytes
+constexpr int STAGE = (BM + BN) * BK;  // bytes
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
 constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
 static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
 
-__device__ inline int moduli_for(const unsigned *spread, long long k) {
+__device__ inline int moduli_for(const unsigned* spread, long long k) {
   return MODULI > 0 ? MODULI : ozaki::moduli_of(spread, k);
 }
 
-// blockIdx.z picks the operand; a plain select keeps the parameter array out of
-// local memory.
-__device__ inline const ozaki::PassOperand &operand(const ozaki::PassArgs &p) {
-  return blockIdx.z ? p.op[1] : p.op[0];
-}
+// blockIdx.z picks the operand; a plain select keeps the parameter array out of local memory.
+__device__ inline const ozaki::PassOperand& operand(const ozaki::PassArgs& p) { return blockIdx.z ? p.op[1] : p.op[0]; }
 
-// One operand's 32 x 32 tile at (r0, c0) into shared memory, read along
-// whichever of its dimensions is contiguous (coalesced either way); zero
-// outside the matrix.
-__device__ inline void load_tile(float (&tile)[32][33],
-                                 const ozaki::PassOperand &x, long long k,
-                                 long long r0, long long c0) {
+// One operand's 32 x 32 tile at (r0, c0) into shared memory, read along whichever of its
+// dimensions is contiguous (coalesced either way); zero outside the matrix.
+__device__ inline void load_tile(float (&tile)[32][33], const ozaki::PassOperand& x, long long k, long long r0,
+                                 long long c0) {
   const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
   const bool k_contig = x.sk == 1;
 #pragma unroll
@@ -76,21 +64,16 @@ __device__ inline void load_tile(float (&tile)[32][33],
 }
 
 // Positive floats order like their bits.
-__device__ inline void atomic_max_positive(unsigned *where, float v) {
-  atomicMax(where, __float_as_uint(v));
-}
+__device__ inline void atomic_max_positive(unsigned* where, float v) { atomicMax(where, __float_as_uint(v)); }
 
-// 32 rows per block over all of K: thread (row t / 8, lane group t % 8) takes
-// every 8th column.
-extern "C" __global__ void __launch_bounds__(256)
-    ozaki_scan(const ozaki::PassArgs p) {
+// 32 rows per block over all of K: thread (row t / 8, lane group t % 8) takes every 8th column.
+extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassArgs p) {
   __shared__ float tile[32][33];
-  const ozaki::PassOperand &x = operand(p);
+  const ozaki::PassOperand& x = operand(p);
   const long long r0 = (long long)blockIdx.x * 32;
-  if (r0 >= x.rows)
-    return;
+  if (r0 >= x.rows) return;
   const int row = threadIdx.x / 8, q = threadIdx.x % 8;
-  double logs = 0, squares = 0; // over the nonzero elements: log2|x| and x²
+  double logs = 0, squares = 0;  // over the nonzero elements: log2|x| and x²
   int nonzero = 0;
   bool finite = true;
   for (long long c0 = 0; c0 < p.k; c0 += 32) {
@@ -101,62 +84,50 @@ extern "C" __global__ void __launch_bounds__(256)
     for (int c = q; c < 32; c += 8) {
       const float v = fabsf(tile[row][c]);
       finite = finite && isfinite(v);
-      if (v > 0)
-        logs += log2f(v), squares += double(v) * v, ++nonzero;
+      if (v > 0) logs += log2f(v), squares += double(v) * v, ++nonzero;
     }
   }
 #pragma unroll
-  for (int o = 1; o < 8; o *= 2) { // the row's 8 threads are neighbouring lanes
+  for (int o = 1; o < 8; o *= 2) {  // the row's 8 threads are neighbouring lanes
     logs += __shfl_xor_sync(0xffffffffu, logs, o);
     nonzero += __shfl_xor_sync(0xffffffffu, nonzero, o);
     squares += __shfl_xor_sync(0xffffffffu, squares, o);
     finite = __shfl_xor_sync(0xffffffffu, int(finite), o) && finite;
   }
-  if (q != 0 || r0 + row >= x.rows)
-    return;
+  if (q != 0 || r0 + row >= x.rows) return;
   int e = 0;
-  if (!finite || !isfinite(squares)) { // a sum of squares past float64's range:
-                                       // no exponent to give
+  if (!finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
     e = ozaki::kNonFinite;
   } else if (squares > 0) {
-    frexp(sqrt(squares), &e); // ||x_row|| < 2^e
-    atomic_max_positive(
-        &p.spread[blockIdx.z],
-        ozaki::row_spread(squares, logs, nonzero, p.k)); // rms / gmean
+    frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
+    atomic_max_positive(&p.spread[blockIdx.z], ozaki::row_spread(squares, logs, nonzero, p.k));  // rms / gmean
   }
   x.exponent[r0 + row] = e;
 }
 
-// A 32 x 32 tile per block: thread (row t / 8, t % 8) writes 4 consecutive
-// residues of its row to every plane, one 4-byte store each.
-extern "C" __global__ void __launch_bounds__(256)
-    ozaki_residues(const ozaki::PassArgs p) {
+// A 32 x 32 tile per block: thread (row t / 8, t % 8) writes 4 consecutive residues of its row to
+// every plane, one 4-byte store each.
+extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::PassArgs p) {
   __shared__ float tile[32][33];
-  __shared__ int pow2[ozaki::kMaxModuli][64]; // 2^e mod m_l
-  const ozaki::PassOperand &x = operand(p);
-  const long long r0 = (long long)blockIdx.y * 32,
-                  c0 = (long long)blockIdx.x * 32;
-  if (r0 >= x.rows)
-    return;
+  __shared__ int pow2[ozaki::kMaxModuli][64];  // 2^e mod m_l
+  const ozaki::PassOperand& x = operand(p);
+  const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
+  if (r0 >= x.rows) return;
   const int n = moduli_for(p.spread, p.k);
-  for (int t = threadIdx.x; t < n * 64; t += blockDim.x)
-    pow2[t / 64][t % 64] = ozaki::pow2_mod(t % 64, ozaki::modulus(t / 64));
+  for (int t = threadIdx.x; t < n * 64; t += blockDim.x) pow2[t / 64][t % 64] = ozaki::pow2_mod(t % 64, ozaki::modulus(t / 64));
   load_tile(tile, x, p.k, r0, c0);
   __syncthreads();
   const int row = threadIdx.x / 8, c = threadIdx.x % 8 * 4;
   const long long gr = r0 + row;
-  if (gr >= x.rows)
-    return;
+  if (gr >= x.rows) return;
   const ozaki::Bits bits = ozaki::bits(n);
   const int e = x.exponent[gr];
-  // Element v = x · 2^(bits - e), rounded: |v| < 2^bits, held as mant ·
-  // 2^shift, |mant| < 2^24.
+  // Element v = x · 2^(bits - e), rounded: |v| < 2^bits, held as mant · 2^shift, |mant| < 2^24.
   float mant[4];
   int shift[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i)
-    ozaki::scaled_integer(e == ozaki::kNonFinite ? 0.0f : tile[row][c + i],
-                          (blockIdx.z ? bits.b : bits.a) - e, mant[i],
+    ozaki::scaled_integer(e == ozaki::kNonFinite ? 0.0f : tile[row][c + i], (blockIdx.z ? bits.b : bits.a) - e, mant[i],
                           shift[i]);
   const long long plane = x.rows * p.kp;
   for (int l = 0; l < n; ++l) {
@@ -164,71 +135,52 @@ extern "C" __global__ void __launch_bounds__(256)
     unsigned word = 0;
 #pragma unroll
     for (int i = 0; i < 4; ++i)
-      word |= unsigned(ozaki::symmetric_residue(mant[i], pow2[l][shift[i]], m) &
-                       0xff)
-              << (8 * i);
-    *reinterpret_cast<unsigned *>(x.planes + l * plane + gr * p.kp + c0 + c) =
-        word;
+      word |= unsigned(ozaki::symmetric_residue(mant[i], pow2[l][shift[i]], m) & 0xff) << (8 * i);
+    *reinterpret_cast<unsigned*>(x.planes + l * plane + gr * p.kp + c0 + c) = word;
   }
 }
 
-// The blocks of a cluster that read the same A tile (one row of the cluster:
-// same rank % CLUSTER_M) or the same B tile (same rank / CLUSTER_M), as a
-// multicast mask.
+// The blocks of a cluster that read the same A tile (one row of the cluster: same rank % CLUSTER_M)
+// or the same B tile (same rank / CLUSTER_M), as a multicast mask.
 __device__ inline unsigned short row_mask(int rm) {
   unsigned m = 0;
-  for (int j = 0; j < CLUSTER_N; ++j)
-    m |= 1u << (rm + CLUSTER_M * j);
+  for (int j = 0; j < CLUSTER_N; ++j) m |= 1u << (rm + CLUSTER_M * j);
   return (unsigned short)m;
 }
-__device__ inline unsigned short column_mask(int rn) {
-  return (unsigned short)(((1u << CLUSTER_M) - 1) << (CLUSTER_M * rn));
-}
+__device__ inline unsigned short column_mask(int rn) { return (unsigned short)(((1u << CLUSTER_M) - 1) << (CLUSTER_M * rn)); }
 
-template <class T, int R> __device__ inline void fence_operands(T (&d)[MW][R]) {
+template <class T, int R>
+__device__ inline void fence_operands(T (&d)[MW][R]) {
 #pragma unroll
   for (int i = 0; i < MW; ++i)
 #pragma unroll
-    for (int j = 0; j < R; ++j)
-      asm volatile("" : "+r"(d[i][j])::"memory");
+    for (int j = 0; j < R; ++j) asm volatile("" : "+r"(d[i][j])::"memory");
 }
 
 extern "C" __global__ void __launch_bounds__(NT, 1)
-    gemm_ozaki(const __grid_constant__ GemmArgs g,
-               const __grid_constant__ TensorMaps maps) {
+    gemm_ozaki(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
-  __shared__ int inverse[ozaki::kMaxModuli]; // y_l
-  signed char *smem = reinterpret_cast<signed char *>(align_1024(smem_raw));
-  unsigned long long *full =
-      reinterpret_cast<unsigned long long *>(smem + STAGES * STAGE);
-  unsigned long long *empty = full + STAGES;
-  const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4,
-            lane = threadIdx.x % 32;
-  const auto *info = static_cast<const ozaki::Info *>(g.extra);
+  __shared__ int inverse[ozaki::kMaxModuli];  // y_l
+  signed char* smem = reinterpret_cast<signed char*>(align_1024(smem_raw));
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
+  unsigned long long* empty = full + STAGES;
+  const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+  const auto* info = static_cast<const ozaki::Info*>(g.extra);
   const int n = moduli_for(info->spread, g.k);
 
-  if (threadIdx.x == 0)
-    init_pipeline(full, empty, STAGES, 4 * CONSUMERS * CLUSTER);
-  if (threadIdx.x < n)
-    inverse[threadIdx.x] = ozaki::crt_inverse(threadIdx.x, n);
-  // With clusters, no block may signal another's barriers before that block
-  // initialised them.
-  if (CLUSTER > 1)
-    cluster_sync();
-  else
-    __syncthreads();
+  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, 4 * CONSUMERS * CLUSTER);
+  if (threadIdx.x < n) inverse[threadIdx.x] = ozaki::crt_inverse(threadIdx.x, n);
+  // With clusters, no block may signal another's barriers before that block initialised them.
+  if (CLUSTER > 1) cluster_sync();
+  else __syncthreads();
 
-  // Cluster u of the tile order covers CLUSTER_M x CLUSTER_N tiles; block (rm,
-  // rn) of it takes one.
-  const int rank = CLUSTER > 1 ? int(cluster_rank()) : 0, rm = rank % CLUSTER_M,
-            rn = rank / CLUSTER_M;
+  // Cluster u of the tile order covers CLUSTER_M x CLUSTER_N tiles; block (rm, rn) of it takes one.
+  const int rank = CLUSTER > 1 ? int(cluster_rank()) : 0, rm = rank % CLUSTER_M, rn = rank / CLUSTER_M;
   const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
-  const long long units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M,
-                  units_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
-  const long long units = units_m * units_n, first = blockIdx.x / CLUSTER,
-                  step = gridDim.x / CLUSTER;
-  auto coords = [&](long long u, long long &tm, long long &tn) {
+  const long long units_m = (tiles_m + CLUSTER_M - 1) / CLUSTER_M, units_n = (tiles_n + CLUSTER_N - 1) / CLUSTER_N;
+  const long long units = units_m * units_n, first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;
+  auto coords = [&](long long u, long long& tm, long long& tn) {
     long long um, un;
     banded_tile(u, units_m, units_n, GROUP, um, un);
     tm = um * CLUSTER_M + rm;
@@ -236,9 +188,8 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   };
   const int ktiles = int((g.k + BK - 1) / BK);
 
-  if (wg == CONSUMERS) { // producer
-    if (CONSUMERS == 2)
-      regs_dealloc<PRODUCER_REGS>();
+  if (wg == CONSUMERS) {  // producer
+    if (CONSUMERS == 2) regs_dealloc<PRODUCER_REGS>();
     if (threadIdx.x % 128 == 0) {
       int round_slot = 0;
       for (long long u = first; u < units; u += step) {
@@ -249,97 +200,83 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
             const int s = round_slot % STAGES;
             mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
             mbar_expect_bytes(&full[s], STAGE);
-            signed char *a = smem + s * STAGE;
-            signed char *b = a + BM * BK;
+            signed char* a = smem + s * STAGE;
+            signed char* b = a + BM * BK;
             constexpr int A_SHARE = BM / CLUSTER_N, B_SHARE = BN / CLUSTER_M;
             if (CLUSTER_N == 1)
               tma_load_3d(a, &maps.a, kt * BK, int(tm * BM), l, &full[s]);
             else
-              tma_load_3d_multicast(a + rn * A_SHARE * BK, &maps.a, kt * BK,
-                                    int(tm * BM + rn * A_SHARE), l, &full[s],
+              tma_load_3d_multicast(a + rn * A_SHARE * BK, &maps.a, kt * BK, int(tm * BM + rn * A_SHARE), l, &full[s],
                                     row_mask(rm));
             if (CLUSTER_M == 1)
               tma_load_3d(b, &maps.b, kt * BK, int(tn * BN), l, &full[s]);
             else
-              tma_load_3d_multicast(b + rm * B_SHARE * BK, &maps.b, kt * BK,
-                                    int(tn * BN + rm * B_SHARE), l, &full[s],
+              tma_load_3d_multicast(b + rm * B_SHARE * BK, &maps.b, kt * BK, int(tn * BN + rm * B_SHARE), l, &full[s],
                                     column_mask(rn));
           }
       }
     }
   } else {
-    if (CONSUMERS == 2)
-      regs_alloc<CONSUMER_REGS>();
+    if (CONSUMERS == 2) regs_alloc<CONSUMER_REGS>();
     const ozaki::Bits bits = ozaki::bits(n);
     double modulus_product = 1;
-    for (int l = 0; l < n; ++l)
-      modulus_product *= ozaki::modulus(l);
+    for (int l = 0; l < n; ++l) modulus_product *= ozaki::modulus(l);
     // X = fraction · M; C = X · 2^(e_i + e_j - qa - qb).
     const double scale = ldexp(modulus_product, -(bits.a + bits.b));
-    const int *exp_a = info->exponent;
-    const int *exp_b = info->exponent + g.m;
+    const int* exp_a = info->exponent;
+    const int* exp_b = info->exponent + g.m;
     int round_slot = 0;
     for (long long u = first; u < units; u += step) {
       long long tm, tn;
       coords(u, tm, tn);
-      double fraction[MW][BN / 2]; // sum over the moduli of t_l / m_l
+      double fraction[MW][BN / 2];  // sum over the moduli of t_l / m_l
 #pragma unroll
       for (int i = 0; i < MW; ++i)
 #pragma unroll
-        for (int j = 0; j < BN / 2; ++j)
-          fraction[i][j] = 0;
+        for (int j = 0; j < BN / 2; ++j) fraction[i][j] = 0;
       for (int l = 0; l < n; ++l) {
         int acc[MW][BN / 2];
-        int held = -1; // the slot the group in flight reads
+        int held = -1;  // the slot the group in flight reads
         for (int kt = 0; kt < ktiles; ++kt, ++round_slot) {
           const int s = round_slot % STAGES;
           mbar_wait(&full[s], (round_slot / STAGES) & 1);
-          const signed char *a = smem + s * STAGE + wg * WG_M * BK;
-          const signed char *b = smem + s * STAGE + BM * BK;
+          const signed char* a = smem + s * STAGE + wg * WG_M * BK;
+          const signed char* b = smem + s * STAGE + BM * BK;
           fence_operands(acc);
           wgmma_fence();
 #pragma unroll
           for (int k = 0; k < BK; k += 32)
 #pragma unroll
             for (int i = 0; i < MW; ++i)
-              wgmma_s8(acc[i], kmajor_swizzled_desc<128>(a + i * 64 * BK + k),
-                       kmajor_swizzled_desc<128>(b + k), kt > 0 || k > 0);
+              wgmma_s8(acc[i], kmajor_swizzled_desc<128>(a + i * 64 * BK + k), kmajor_swizzled_desc<128>(b + k),
+                       kt > 0 || k > 0);
           wgmma_commit();
-          wgmma_wait<1>(); // the previous K tile's group is done: its slot goes
-                           // back
-          if (held >= 0)
-            release_slot<CLUSTER>(held, lane, empty);
+          wgmma_wait<1>();  // the previous K tile's group is done: its slot goes back
+          if (held >= 0) release_slot<CLUSTER>(held, lane, empty);
           held = s;
         }
         wgmma_wait<0>();
-        if (held >= 0)
-          release_slot<CLUSTER>(held, lane, empty);
+        if (held >= 0) release_slot<CLUSTER>(held, lane, empty);
         fence_operands(acc);
         const int m = ozaki::modulus(l), y = inverse[l];
         const double inv_m = 1.0 / m;
 #pragma unroll
         for (int i = 0; i < MW; ++i)
 #pragma unroll
-          for (int j = 0; j < BN / 2; ++j)
-            fraction[i][j] += double(ozaki::crt_term(acc[i][j], m, y)) * inv_m;
+          for (int j = 0; j < BN / 2; ++j) fraction[i][j] += double(ozaki::crt_term(acc[i][j], m, y)) * inv_m;
       }
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
-      each_element(fraction, r0, c0, warp, lane,
-                   [&](long long r, long long c, double f) {
-                     if (r >= g.m || c >= g.n)
-                       return;
-                     const int ea = exp_a[r], eb = exp_b[c];
-                     if (ea == ozaki::kNonFinite || eb == ozaki::kNonFinite) {
-                       gl::store_c(g, r, c, gl::fp32_dot(g, r, c));
-                       return;
-                     }
-                     gl::store_c(g, r, c,
-                                 float(ldexp((f - rint(f)) * scale, ea + eb)));
-                   });
+      each_element(fraction, r0, c0, warp, lane, [&](long long r, long long c, double f) {
+        if (r >= g.m || c >= g.n) return;
+        const int ea = exp_a[r], eb = exp_b[c];
+        if (ea == ozaki::kNonFinite || eb == ozaki::kNonFinite) {
+          gl::store_c(g, r, c, gl::fp32_dot(g, r, c));
+          return;
+        }
+        gl::store_c(g, r, c, float(ldexp((f - rint(f)) * scale, ea + eb)));
+      });
     }
   }
-  // No block leaves while another may still write into its shared memory or
-  // arrive on its barriers.
-  if (CLUSTER > 1)
-    cluster_sync();
+  // No block leaves while another may still write into its shared memory or arrive on its barriers.
+  if (CLUSTER > 1) cluster_sync();
 }
