@@ -4,7 +4,7 @@
 
 #include "compile/compile.hpp"
 #include "gemmlab/error.hpp"
-#include "kernels/common/ozaki_math.cuh"
+
 #include "launch/tma.hpp"
 
 namespace gemmlab {
@@ -93,16 +93,17 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
   args.beta = beta;
   const auto& g = plan.geometry;
   if (const auto& pk = plan.packed; pk.spec.int8()) {
-    // Ozaki: the spread is a running maximum, zeroed first; both passes take op(A) and op(B)ᵀ at once.
+    // Ozaki: the spread is a running maximum and the scan counts its blocks: both zeroed first. Both
+    // passes take op(A) and op(B)ᵀ at once.
     auto* info = static_cast<ozaki::Info*>(pk.info);
-    GEMMLAB_CUDA(cudaMemsetAsync(info->spread, 0, sizeof info->spread, stream));
+    GEMMLAB_CUDA(cudaMemsetAsync(info, 0, ozaki::kInfoHeaderWords * sizeof(unsigned), stream));
     auto* planes = reinterpret_cast<signed char*>(pk.a);
     ozaki::PassArgs pass{{{args.a, args.a_row, args.a_col, pk.m, planes, info->exponent},
                           {args.b, args.b_col, args.b_row, pk.n, planes + pk.spec.planes * pk.m * pk.kp,
                            info->exponent + pk.m}},
                          pk.k,
                          pk.kp,
-                         info->spread};
+                         info};
     void* p[] = {&pass};
     const unsigned row_blocks = unsigned((std::max(pk.m, pk.n) + 31) / 32);
     GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.scan), dim3(row_blocks, 1, 2), dim3(256), p, 0,

@@ -4,6 +4,7 @@
 // everything about a launch except the operand pointers and alpha/beta. Planning is the slow part
 // (strings, maps, occupancy queries); launching a plan is a few stores and cudaLaunchKernel, so
 // callers that see the same shape again (the library) keep plans.
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "gemmlab/problem.hpp"
 #include "kernels/gemm_args.h"
 #include "launch/tma.hpp"
+#include "kernels/common/ozaki_math.cuh"
 
 namespace gemmlab {
 
@@ -44,7 +46,7 @@ struct PackedOperands {
     if (spec.int8()) return (size_t(spec.planes) * size_t(m + n) * size_t(kp) + info_bytes() + 3) / 4;
     return (size_t(spec.planes_a()) * size_t(lda ? 0 : m) + size_t(spec.planes) * size_t(ldb ? 0 : n)) * size_t(kp);
   }
-  size_t info_bytes() const { return 16 + 4 * size_t(m + n); }
+  size_t info_bytes() const { return offsetof(ozaki::Info, exponent) + 4 * size_t(m + n); }
 };
 
 // Operands read through TMA (KernelFamily::tma_operands): their descriptors without the base

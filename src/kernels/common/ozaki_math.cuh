@@ -173,21 +173,27 @@ struct PassOperand {
   signed char* planes;
   int* exponent;
 };
-// spread: max over the rows of op(A) of rms / gmean (Spread), then op(B)'s (float bits: positive floats order
-// like their bits, so atomicMax on them works), zeroed before the first pass.
+struct Info;
 struct PassArgs {
   PassOperand op[2];
   long long k, kp;
-  unsigned* spread;
+  Info* info;
 };
 constexpr int kNonFinite = 0x7fffffff;
 
-// The buffer the GEMM kernel reads (GemmArgs::extra): spread[2] (two words of padding), then
-// op(A)'s row exponents (M), then op(B)'s (N).
+// What the scan leaves for the residues and the product (GemmArgs::extra). The header's first four
+// words are zeroed before the scan: spread, the max over op(A)'s rows of rms / gmean (Spread), then
+// op(B)'s (float bits: positive floats order like their bits, so atomicMax on them works); the
+// scan blocks done, so that the last one chooses the moduli once for the call and writes the table
+// of 2^e mod m_l every residue needs. Then op(A)'s row exponents (M), then op(B)'s (N).
 struct Info {
-  unsigned spread[4];
+  unsigned spread[2];
+  unsigned done;
+  int moduli;
+  int pow2[kMaxModuli][64];
   int exponent[1];
 };
+constexpr int kInfoHeaderWords = 4;
 
 // The moduli the pre-passes' statistics call for at this K (a zero: an operand of zero rows).
 OZAKI_HD inline int moduli_of(const unsigned* spread, long long k) {

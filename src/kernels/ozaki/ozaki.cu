@@ -3,9 +3,9 @@
 //
 // Two pre-passes over op(A) and op(B)ᵀ (blockIdx.z picks the operand), then the product:
 //   ozaki_scan      each row's 2-norm (its exponent), whether it holds Inf or NaN, and the spread
-//                   statistic (rms / geometric mean) from which every later kernel derives the same
-//                   number of moduli
-//                   (no trip to the host: the choice follows the data, inside a graph too);
+//                   statistic (rms / geometric mean); its last block chooses the moduli from it
+//                   for the whole call (no trip to the host: the choice follows the data, inside a
+//                   graph too);
 //   ozaki_residues  each element scaled by its row's power of two, rounded, and written as one
 //                   int8 residue per modulus, K-major: the planes the tensor cores read;
 //   gemm_ozaki      persistent and warp-specialised like wgmma: the producer warpgroup moves the
@@ -42,10 +42,6 @@ constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
 constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
 static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
 
-__device__ inline int moduli_for(const unsigned* spread, long long k) {
-  return MODULI > 0 ? MODULI : ozaki::moduli_of(spread, k);
-}
-
 // blockIdx.z picks the operand; a plain select keeps the parameter array out of local memory.
 __device__ inline const ozaki::PassOperand& operand(const ozaki::PassArgs& p) { return blockIdx.z ? p.op[1] : p.op[0]; }
 
@@ -66,26 +62,49 @@ __device__ inline void load_tile(float (&tile)[32][33], const ozaki::PassOperand
 // Positive floats order like their bits.
 __device__ inline void atomic_max_positive(unsigned* where, float v) { atomicMax(where, __float_as_uint(v)); }
 
-// 32 rows per block over all of K: thread (row t / 8, lane group t % 8) takes every 8th column.
+// The scan's last block: the moduli for the whole call (fixed, or from the spread of both operands
+// at this K) and the table of 2^e mod m_l, once, for every later block to read.
+__device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();  // this block's exponents and spread before its count
+    last = atomicAdd(&p.info->done, 1u) == gridDim.x * gridDim.z - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const unsigned seen[2] = {atomicOr(&p.info->spread[0], 0u), atomicOr(&p.info->spread[1], 0u)};  // from L2
+  const int n = MODULI > 0 ? MODULI : ozaki::moduli_of(seen, p.k);
+  if (threadIdx.x == 0) p.info->moduli = n;
+  for (int t = threadIdx.x; t < ozaki::kMaxModuli * 64; t += blockDim.x)
+    p.info->pow2[t / 64][t % 64] = ozaki::pow2_mod(t % 64, ozaki::modulus(t / 64));
+}
+
+// 32 rows per block over all of K, four 32 x 32 tiles at a time (loads in flight): thread
+// (row t / 8, lane group t % 8) takes every 8th column.
 extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassArgs p) {
-  __shared__ float tile[32][33];
+  constexpr int kTiles = 4;
+  __shared__ float tile[kTiles][32][33];
   const ozaki::PassOperand& x = operand(p);
   const long long r0 = (long long)blockIdx.x * 32;
-  if (r0 >= x.rows) return;
   const int row = threadIdx.x / 8, q = threadIdx.x % 8;
   double logs = 0, squares = 0;  // over the nonzero elements: log2|x| and x²
   int nonzero = 0;
   bool finite = true;
-  for (long long c0 = 0; c0 < p.k; c0 += 32) {
-    __syncthreads();
-    load_tile(tile, x, p.k, r0, c0);
+  for (long long c0 = 0; r0 < x.rows && c0 < p.k; c0 += 32 * kTiles) {
     __syncthreads();
 #pragma unroll
-    for (int c = q; c < 32; c += 8) {
-      const float v = fabsf(tile[row][c]);
-      finite = finite && isfinite(v);
-      if (v > 0) logs += log2f(v), squares += double(v) * v, ++nonzero;
-    }
+    for (int t = 0; t < kTiles; ++t) load_tile(tile[t], x, p.k, r0, c0 + 32 * t);
+    __syncthreads();
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t)
+#pragma unroll
+      for (int c = q; c < 32; c += 8) {
+        const float v = fabsf(tile[t][row][c]);
+        finite = finite && isfinite(v);
+        if (v > 0) logs += log2f(v), squares += double(v) * v, ++nonzero;
+      }
   }
 #pragma unroll
   for (int o = 1; o < 8; o *= 2) {  // the row's 8 threads are neighbouring lanes
@@ -94,27 +113,28 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassAr
     squares += __shfl_xor_sync(0xffffffffu, squares, o);
     finite = __shfl_xor_sync(0xffffffffu, int(finite), o) && finite;
   }
-  if (q != 0 || r0 + row >= x.rows) return;
-  int e = 0;
-  if (!finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
-    e = ozaki::kNonFinite;
-  } else if (squares > 0) {
-    frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
-    atomic_max_positive(&p.spread[blockIdx.z], ozaki::row_spread(squares, logs, nonzero, p.k));  // rms / gmean
+  if (q == 0 && r0 + row < x.rows) {
+    int e = 0;
+    if (!finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
+      e = ozaki::kNonFinite;
+    } else if (squares > 0) {
+      frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
+      atomic_max_positive(&p.info->spread[blockIdx.z], ozaki::row_spread(squares, logs, nonzero, p.k));
+    }
+    x.exponent[r0 + row] = e;
   }
-  x.exponent[r0 + row] = e;
+  choose_for_the_call(p);
 }
 
 // A 32 x 32 tile per block: thread (row t / 8, t % 8) writes 4 consecutive residues of its row to
 // every plane, one 4-byte store each.
 extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::PassArgs p) {
   __shared__ float tile[32][33];
-  __shared__ int pow2[ozaki::kMaxModuli][64];  // 2^e mod m_l
   const ozaki::PassOperand& x = operand(p);
   const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
   if (r0 >= x.rows) return;
-  const int n = moduli_for(p.spread, p.k);
-  for (int t = threadIdx.x; t < n * 64; t += blockDim.x) pow2[t / 64][t % 64] = ozaki::pow2_mod(t % 64, ozaki::modulus(t / 64));
+  const int n = p.info->moduli;
+  const auto& pow2 = p.info->pow2;  // 2^e mod m_l
   load_tile(tile, x, p.k, r0, c0);
   __syncthreads();
   const int row = threadIdx.x / 8, c = threadIdx.x % 8 * 4;
@@ -167,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   unsigned long long* empty = full + STAGES;
   const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
   const auto* info = static_cast<const ozaki::Info*>(g.extra);
-  const int n = moduli_for(info->spread, g.k);
+  const int n = info->moduli;
 
   if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, 4 * CONSUMERS * CLUSTER);
   if (threadIdx.x < n) inverse[threadIdx.x] = ozaki::crt_inverse(threadIdx.x, n);
