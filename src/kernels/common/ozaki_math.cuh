@@ -109,33 +109,18 @@ OZAKI_HD inline int choose_moduli(Spread s, long long k) {
 // within a few m of zero (the quotient may be off by one), exactly.
 OZAKI_HD inline float reduce(float r, float m, float inv_m) { return fmaf(-rintf(r * inv_m), m, r); }
 
-// The symmetric residue in [-m/2, m/2) of x = mant · 2^e (|mant| < 2^24 an integer, e >= 0),
-// given 2^e mod m: what one element of A_int contributes to plane l.
-OZAKI_HD inline int symmetric_residue(float mant, int pow2_mod_m, int m) {
-  const float mf = float(m), inv = 1.0f / mf;
-  float r = reduce(mant, mf, inv);                 // |r| <= m
-  r = reduce(r * float(pow2_mod_m), mf, inv);      // |r · p| < 2^17: exact
-  int v = int(r);
-  if (v >= (m + 1) / 2) v -= m;
-  if (v < -(m / 2)) v += m;
-  return v;
-}
+// x · 2^shift rounded to an integer (ties to even): exact in float64 (x has 24 bits), and below
+// 2^63 for the kernels' shifts (|x| < 2^e, shift = q - e, q <= 62).
+OZAKI_HD inline long long scaled_integer(float x, int shift) { return (long long)rint(ldexp(double(x), shift)); }
 
-// x · 2^shift rounded to an integer v, held as mant · 2^exp2 with |mant| < 2^24 an integer and
-// exp2 >= 0 (v itself when it is below 2^24).
-OZAKI_HD inline void scaled_integer(float x, int shift, float& mant, int& exp2) {
-  const float v = rintf(ldexpf(x, shift));
-  int e = 0;
-  const float f = frexpf(v, &e);
-  exp2 = e > 24 ? e - 24 : 0;
-  mant = e > 24 ? ldexpf(f, 24) : v;
-}
-
-// 2^e mod m, by squaring (e < 64: six steps; every residue block builds its table with it).
-OZAKI_HD inline int pow2_mod(int e, int m) {
-  int r = 1 % m, p = 2 % m;
-  for (; e > 0; e >>= 1, p = p * p % m)
-    if (e & 1) r = r * p % m;
+// The symmetric residue of v modulo m, in [-m/2, m/2): what one element of A_int contributes to
+// plane l. The kernels call it with m a compile-time constant (the division becomes a multiply),
+// and with 32-bit integers where the scaled values fit.
+template <class Int>
+OZAKI_HD inline int symmetric_residue(Int v, int m) {
+  int r = int(v % m);  // in (-m, m)
+  if (r >= (m + 1) / 2) r -= m;
+  if (r < -(m / 2)) r += m;
   return r;
 }
 
@@ -181,16 +166,15 @@ struct PassArgs {
 };
 constexpr int kNonFinite = 0x7fffffff;
 
-// What the scan leaves for the residues and the product (GemmArgs::extra). The header's first four
+// What the scan leaves for the residues and the product (GemmArgs::extra). The header's four
 // words are zeroed before the scan: spread, the max over op(A)'s rows of rms / gmean (Spread), then
 // op(B)'s (float bits: positive floats order like their bits, so atomicMax on them works); the
-// scan blocks done, so that the last one chooses the moduli once for the call and writes the table
-// of 2^e mod m_l every residue needs. Then op(A)'s row exponents (M), then op(B)'s (N).
+// scan blocks done, so that the last one chooses the moduli once for the call. Then op(A)'s row
+// exponents (M), then op(B)'s (N).
 struct Info {
   unsigned spread[2];
   unsigned done;
   int moduli;
-  int pow2[kMaxModuli][64];
   int exponent[1];
 };
 constexpr int kInfoHeaderWords = 4;

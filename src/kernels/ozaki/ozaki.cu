@@ -63,7 +63,7 @@ __device__ inline void load_tile(float (&tile)[32][33], const ozaki::PassOperand
 __device__ inline void atomic_max_positive(unsigned* where, float v) { atomicMax(where, __float_as_uint(v)); }
 
 // The scan's last block: the moduli for the whole call (fixed, or from the spread of both operands
-// at this K) and the table of 2^e mod m_l, once, for every later block to read.
+// at this K), once, for every later block to read.
 __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   __shared__ bool last;
   __syncthreads();
@@ -77,8 +77,6 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   const unsigned seen[2] = {atomicOr(&p.info->spread[0], 0u), atomicOr(&p.info->spread[1], 0u)};  // from L2
   const int n = MODULI > 0 ? MODULI : ozaki::moduli_of(seen, p.k);
   if (threadIdx.x == 0) p.info->moduli = n;
-  for (int t = threadIdx.x; t < ozaki::kMaxModuli * 64; t += blockDim.x)
-    p.info->pow2[t / 64][t % 64] = ozaki::pow2_mod(t % 64, ozaki::modulus(t / 64));
 }
 
 // 32 rows per block over all of K, four 32 x 32 tiles at a time (loads in flight): thread
@@ -126,6 +124,21 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassAr
   choose_for_the_call(p);
 }
 
+// Four scaled integers' residues, one 4-byte word per plane. The moduli loop is unrolled so that
+// each modulus is a constant (a multiply, not a division).
+template <class Int>
+__device__ inline void write_residues(const long long (&v)[4], int n, signed char* out, long long plane) {
+#pragma unroll
+  for (int l = 0; l < ozaki::kMaxModuli; ++l) {
+    if (l >= n) return;
+    unsigned word = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      word |= unsigned(ozaki::symmetric_residue(Int(v[i]), ozaki::modulus(l)) & 0xff) << (8 * i);
+    *reinterpret_cast<unsigned*>(out + l * plane) = word;
+  }
+}
+
 // A 32 x 32 tile per block: thread (row t / 8, t % 8) writes 4 consecutive residues of its row to
 // every plane, one 4-byte store each.
 extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::PassArgs p) {
@@ -134,30 +147,22 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::Pa
   const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
   if (r0 >= x.rows) return;
   const int n = p.info->moduli;
-  const auto& pow2 = p.info->pow2;  // 2^e mod m_l
   load_tile(tile, x, p.k, r0, c0);
   __syncthreads();
   const int row = threadIdx.x / 8, c = threadIdx.x % 8 * 4;
   const long long gr = r0 + row;
   if (gr >= x.rows) return;
   const ozaki::Bits bits = ozaki::bits(n);
-  const int e = x.exponent[gr];
-  // Element v = x · 2^(bits - e), rounded: |v| < 2^bits, held as mant · 2^shift, |mant| < 2^24.
-  float mant[4];
-  int shift[4];
+  const int q = blockIdx.z ? bits.b : bits.a, e = x.exponent[gr];
+  // Element v = x · 2^(q - e), rounded: |v| < 2^q.
+  long long v[4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
-    ozaki::scaled_integer(e == ozaki::kNonFinite ? 0.0f : tile[row][c + i], (blockIdx.z ? bits.b : bits.a) - e, mant[i],
-                          shift[i]);
-  const long long plane = x.rows * p.kp;
-  for (int l = 0; l < n; ++l) {
-    const int m = ozaki::modulus(l);
-    unsigned word = 0;
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-      word |= unsigned(ozaki::symmetric_residue(mant[i], pow2[l][shift[i]], m) & 0xff) << (8 * i);
-    *reinterpret_cast<unsigned*>(x.planes + l * plane + gr * p.kp + c0 + c) = word;
-  }
+  for (int i = 0; i < 4; ++i) v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(tile[row][c + i], q - e);
+  signed char* out = x.planes + gr * p.kp + c0 + c;
+  if (q < 31)
+    write_residues<int>(v, n, out, x.rows * p.kp);
+  else
+    write_residues<long long>(v, n, out, x.rows * p.kp);
 }
 
 // The blocks of a cluster that read the same A tile (one row of the cluster: same rank % CLUSTER_M)
