@@ -1148,7 +1148,7 @@ TEST(Gpu, AccuracyStudyWithinItsBound) {
 //   CRT sum knows X to about 2^-47 of ||a_i|| ||b_j|| whatever the moduli, and with 16 elements of
 //   40 binades (|A||B|)_ij can be 2^-35 of that (perf-log 28: measured 63x cuBLAS's error there).
 // - The library's tensor_fp32 at these shapes takes 3xTF32 (kstep), whose split keeps 22 of FP32's
-//   24 bits per term: measured up to 1.7x cuBLAS's error at K = 16 (perf-log 28). Checked here against
+//   24 bits per term: measured up to 1.7x cuBLAS's error at K = 16 (1.9x for kstep alone; perf-log 28). Checked against
 //   that measurement (2x) until a route that meets the contract is as fast there (issue 28).
 TEST(Gpu, TensorFp32ContractEveryRoute) {
   REQUIRE_GPU();
