@@ -105,11 +105,11 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
                          pk.kp,
                          info};
     void* p[] = {&pass};
-    const unsigned row_blocks = unsigned((std::max(pk.m, pk.n) + 31) / 32);
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.scan), dim3(row_blocks, 1, 2), dim3(256), p, 0,
-                                  stream));
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), dim3(unsigned(pk.kp / 32), row_blocks, 2),
-                                  dim3(256), p, 0, stream));
+    const long long rows = std::max(pk.m, pk.n);
+    const dim3 scan_grid(unsigned((rows + ozaki::kScanRows - 1) / ozaki::kScanRows), 1, 2);
+    const dim3 residue_grid(unsigned(pk.kp / ozaki::kResidueColumns), unsigned((rows + 31) / 32), 2);
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.scan), scan_grid, dim3(256), p, 0, stream));
+    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), residue_grid, dim3(256), p, 0, stream));
     args.extra = info;
     TensorMaps maps = pk.maps;
     launch_gemm(plan, args, maps, stream);

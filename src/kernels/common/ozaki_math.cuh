@@ -165,6 +165,9 @@ struct PassArgs {
   Info* info;
 };
 constexpr int kNonFinite = 0x7fffffff;
+// The pre-passes' blocks: the scan takes kScanRows rows over all of K, the residue pass 32 rows by
+// kResidueColumns columns (the kernels and the launcher's grids).
+constexpr int kScanRows = 8, kResidueColumns = 128;
 
 // What the scan leaves for the residues and the product (GemmArgs::extra). The header's four
 // words are zeroed before the scan: spread, the max over op(A)'s rows of rms / gmean (Spread), then

@@ -79,85 +79,101 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   if (threadIdx.x == 0) p.info->moduli = n;
 }
 
-// 32 rows per block over all of K, four 32 x 32 tiles at a time (loads in flight): thread
-// (row t / 8, lane group t % 8) takes every 8th column.
+// kScanRows rows per block over all of K, read along whichever dimension is contiguous: a warp per
+// row when K is (128 bytes per load), else 32 columns of the 8 rows per 256 threads (8 · 4-byte
+// pieces: every 32-byte sector used). Four loads in flight per thread; many small blocks (latency).
 extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassArgs p) {
-  constexpr int kTiles = 4;
-  __shared__ float tile[kTiles][32][33];
+  constexpr int kLanes = 32, kUnroll = 4;  // threads per row, loads in flight per thread
+  static_assert(ozaki::kScanRows * kLanes == 256, "a block is 256 threads");
+  __shared__ double part_squares[ozaki::kScanRows][kLanes], part_logs[ozaki::kScanRows][kLanes];
+  __shared__ int part_nonzero[ozaki::kScanRows][kLanes], part_finite[ozaki::kScanRows][kLanes];
   const ozaki::PassOperand& x = operand(p);
-  const long long r0 = (long long)blockIdx.x * 32;
-  const int row = threadIdx.x / 8, q = threadIdx.x % 8;
+  const bool k_contig = x.sk == 1;
+  const int row = k_contig ? threadIdx.x / kLanes : threadIdx.x % ozaki::kScanRows;
+  const int lane = k_contig ? threadIdx.x % kLanes : threadIdx.x / ozaki::kScanRows;
+  const long long gr = (long long)blockIdx.x * ozaki::kScanRows + row;
   double logs = 0, squares = 0;  // over the nonzero elements: log2|x| and x²
   int nonzero = 0;
   bool finite = true;
-  for (long long c0 = 0; r0 < x.rows && c0 < p.k; c0 += 32 * kTiles) {
-    __syncthreads();
+  if (gr < x.rows)
+    for (long long c0 = lane; c0 < p.k; c0 += kLanes * kUnroll) {
+      float v[kUnroll];
 #pragma unroll
-    for (int t = 0; t < kTiles; ++t) load_tile(tile[t], x, p.k, r0, c0 + 32 * t);
-    __syncthreads();
-#pragma unroll
-    for (int t = 0; t < kTiles; ++t)
-#pragma unroll
-      for (int c = q; c < 32; c += 8) {
-        const float v = fabsf(tile[t][row][c]);
-        finite = finite && isfinite(v);
-        if (v > 0) logs += log2f(v), squares += double(v) * v, ++nonzero;
+      for (int u = 0; u < kUnroll; ++u) {
+        const long long c = c0 + kLanes * u;
+        v[u] = c < p.k ? fabsf(x.x[gr * x.sr + c * x.sk]) : 0.0f;
       }
-  }
 #pragma unroll
-  for (int o = 1; o < 8; o *= 2) {  // the row's 8 threads are neighbouring lanes
-    logs += __shfl_xor_sync(0xffffffffu, logs, o);
-    nonzero += __shfl_xor_sync(0xffffffffu, nonzero, o);
-    squares += __shfl_xor_sync(0xffffffffu, squares, o);
-    finite = __shfl_xor_sync(0xffffffffu, int(finite), o) && finite;
-  }
-  if (q == 0 && r0 + row < x.rows) {
-    int e = 0;
-    if (!finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
-      e = ozaki::kNonFinite;
-    } else if (squares > 0) {
-      frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
-      atomic_max_positive(&p.info->spread[blockIdx.z], ozaki::row_spread(squares, logs, nonzero, p.k));
+      for (int u = 0; u < kUnroll; ++u) {
+        finite = finite && isfinite(v[u]);
+        if (v[u] > 0) logs += log2f(v[u]), squares += double(v[u]) * v[u], ++nonzero;
+      }
     }
-    x.exponent[r0 + row] = e;
+  part_squares[row][lane] = squares, part_logs[row][lane] = logs;
+  part_nonzero[row][lane] = nonzero, part_finite[row][lane] = finite;
+  __syncthreads();
+  if (threadIdx.x < ozaki::kScanRows) {
+    const int r = threadIdx.x;
+    const long long g = (long long)blockIdx.x * ozaki::kScanRows + r;
+    squares = logs = 0, nonzero = 0, finite = true;
+    for (int l = 0; l < kLanes; ++l) {
+      squares += part_squares[r][l];
+      logs += part_logs[r][l];
+      nonzero += part_nonzero[r][l];
+      finite = finite && part_finite[r][l];
+    }
+    if (g < x.rows) {
+      int e = 0;
+      if (!finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
+        e = ozaki::kNonFinite;
+      } else if (squares > 0) {
+        frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
+        atomic_max_positive(&p.info->spread[blockIdx.z], ozaki::row_spread(squares, logs, nonzero, p.k));
+      }
+      x.exponent[g] = e;
+    }
   }
   choose_for_the_call(p);
 }
 
-// Four scaled integers' residues, one 4-byte word per plane. The moduli loop is unrolled so that
-// each modulus is a constant (a multiply, not a division).
+// Sixteen scaled integers' residues, one 16-byte store per plane. The moduli loop is unrolled so
+// that each modulus is a constant (a multiply, not a division).
 template <class Int>
-__device__ inline void write_residues(const long long (&v)[4], int n, signed char* out, long long plane) {
+__device__ inline void write_residues(const long long (&v)[16], int n, signed char* out, long long plane) {
 #pragma unroll
   for (int l = 0; l < ozaki::kMaxModuli; ++l) {
     if (l >= n) return;
-    unsigned word = 0;
+    unsigned word[4] = {0, 0, 0, 0};
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
-      word |= unsigned(ozaki::symmetric_residue(Int(v[i]), ozaki::modulus(l)) & 0xff) << (8 * i);
-    *reinterpret_cast<unsigned*>(out + l * plane) = word;
+    for (int i = 0; i < 16; ++i)
+      word[i / 4] |= unsigned(ozaki::symmetric_residue(Int(v[i]), ozaki::modulus(l)) & 0xff) << (8 * (i % 4));
+    *reinterpret_cast<uint4*>(out + l * plane) = make_uint4(word[0], word[1], word[2], word[3]);
   }
 }
 
-// A 32 x 32 tile per block: thread (row t / 8, t % 8) writes 4 consecutive residues of its row to
-// every plane, one 4-byte store each.
+// 32 rows x kResidueColumns (128) per block: whole 128-byte lines of every plane (a line written in
+// pieces by different blocks reaches the memory as partial writes). Thread (row t / 8, t % 8)
+// converts 16 consecutive elements of its row.
 extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::PassArgs p) {
-  __shared__ float tile[32][33];
+  constexpr int kTiles = ozaki::kResidueColumns / 32;
+  __shared__ float tile[kTiles][32][33];
   const ozaki::PassOperand& x = operand(p);
-  const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
+  const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * ozaki::kResidueColumns;
   if (r0 >= x.rows) return;
   const int n = p.info->moduli;
-  load_tile(tile, x, p.k, r0, c0);
+#pragma unroll
+  for (int t = 0; t < kTiles; ++t) load_tile(tile[t], x, p.k, r0, c0 + 32 * t);
   __syncthreads();
-  const int row = threadIdx.x / 8, c = threadIdx.x % 8 * 4;
+  const int row = threadIdx.x / 8, c = threadIdx.x % 8 * 16;
   const long long gr = r0 + row;
   if (gr >= x.rows) return;
   const ozaki::Bits bits = ozaki::bits(n);
   const int q = blockIdx.z ? bits.b : bits.a, e = x.exponent[gr];
   // Element v = x · 2^(q - e), rounded: |v| < 2^q.
-  long long v[4];
+  long long v[16];
 #pragma unroll
-  for (int i = 0; i < 4; ++i) v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(tile[row][c + i], q - e);
+  for (int i = 0; i < 16; ++i)
+    v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(tile[c / 32][row][c % 32 + i], q - e);
   signed char* out = x.planes + gr * p.kp + c0 + c;
   if (q < 31)
     write_residues<int>(v, n, out, x.rows * p.kp);
