@@ -194,11 +194,12 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 }
 
 // ozaki: the pre-passes read op(A) and op(B) twice (the scan, the residues) and write n int8
-// planes; then each persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of
-// ktiles K tiles, with a fixed cost per modulus (the drain and the CRT step). Both constants from
-// a fit to the measured 8-modulus times at 1024-8192³ (results/h100/ozaki/speed-195960f: within
-// 10 %): 0.294 us per 128x128x128 INT8 K tile on an H100 SM, 25 us per modulus boundary.
-constexpr double kOzakiKtileUs = 0.294, kOzakiModulusUs = 25.0;
+// planes, at about a third of the bandwidth (1.1 TB/s of 3.0 measured at 4096³); then each
+// persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of ktiles K tiles, with a
+// fixed cost per modulus (the drain and the CRT step). Constants from a fit to the 8-modulus times
+// at 1024-8192³ (results/h100/fp32-accurate.json, eca4820: within 5 %, 16384³ 8 % under):
+// 0.32 us per 128x128x128 INT8 K tile on an H100 SM, 9.1 us per modulus boundary.
+constexpr double kOzakiKtileUs = 0.32, kOzakiModulusUs = 9.1, kOzakiPassShare = 0.36;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
   auto& t = v.at("tile");
   const int n = ozaki::choose_moduli({1.89f, 1.89f}, p.k);  // normal inputs' rms / gmean
@@ -209,7 +210,7 @@ Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v)
   const double speed = gpu.fp32_tflops / gpu.sms / (64.3 / 132);
   const double ktile_us = kOzakiKtileUs * double(t[0] * t[1]) / (128.0 * 128.0) / speed;
   const double t_gemm = rounds * n * (kp / 128 * ktile_us + kOzakiModulusUs / speed) * 1e-6;
-  const double t_pre = (8.0 * rows * p.k + double(n) * rows * kp) / bw;
+  const double t_pre = (8.0 * rows * p.k + double(n) * rows * kp) / (kOzakiPassShare * bw);
   const double t_store = 4.0 * double(p.m) * double(p.n) * (p.beta != 0.0f ? 2 : 1) / (kWgmmaStoreShare * bw);
   Estimate e;
   e.waves = double(tiles) / gpu.sms;
