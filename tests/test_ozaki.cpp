@@ -63,38 +63,56 @@ TEST(Ozaki, ScaledIntegersAreExactAndResiduesSymmetric) {
   EXPECT_EQ(ozaki::scaled_integer(std::ldexp(3.0f, -148), 160), 3ll << 12);
 }
 
-// A random exact product rebuilt from its residues: the INT32 products per modulus, the CRT terms
-// and the float64 sum of fractions, as the kernel does them.
+// A random exact product rebuilt from its residues: the INT32 products per modulus (anywhere in
+// INT32's range: the kernel's sums over K are not reduced), their CRT steps into the fixed-point
+// sum, as the kernel does them.
 TEST(Ozaki, TheCrtRebuildsExactProductsFromTheirResidues) {
   std::mt19937_64 rng(7);
-  for (int n : {2, 5, 7, 10, 16}) {
+  for (int n : {2, 5, 7, 8, 10, 16}) {
     const auto q = ozaki::bits(n);
-    double mprod = 1;
+    long double mprod = 1;
     for (int l = 0; l < n; ++l) mprod *= ozaki::modulus(l);
-    for (int trial = 0; trial < 200; ++trial) {
+    for (int trial = 0; trial < 400; ++trial) {
       const int k = 1 + int(rng() % 64);
-      // Integers with norms below 2^q (each below 2^q / √K), as the scan's scaling makes them.
+      // Integers with norms below 2^q (each below 2^q / √K), as the scan's scaling makes them; every
+      // tenth trial at the bound's edge (|X| near M / 2).
       std::vector<long double> a(k), b(k);
       std::uniform_real_distribution<double> u(-1, 1);
       long double x = 0;
       for (int i = 0; i < k; ++i) {
-        a[i] = std::rintl(u(rng) * std::ldexp(1.0, q.a) / std::sqrt(double(k)));
-        b[i] = std::rintl(u(rng) * std::ldexp(1.0, q.b) / std::sqrt(double(k)));
+        const double edge = trial % 10 ? u(rng) : (i % 2 ? 1.0 : -1.0) * (0.999 + 0.001 * u(rng));
+        a[i] = std::rintl(edge * std::ldexp(1.0, q.a) / std::sqrt(double(k)));
+        b[i] = std::rintl((trial % 10 ? u(rng) : edge) * std::ldexp(1.0, q.b) / std::sqrt(double(k)));
         x += a[i] * b[i];
       }
-      double fraction = 0;
+      unsigned long long fraction = 0;
       for (int l = 0; l < n; ++l) {
         const int m = ozaki::modulus(l);
-        long long acc = 0;
+        long long p = 0;
         for (int i = 0; i < k; ++i)
-          acc += ozaki::symmetric_residue((long long)a[i], m) * ozaki::symmetric_residue((long long)b[i], m);
-        acc %= m;  // the INT32 sum of K <= 2^17 products stays in range; keep the host sum small too
-        fraction += double(ozaki::crt_term(int(acc), m, ozaki::crt_inverse(l, n))) / m;
+          p += ozaki::symmetric_residue((long long)a[i], m) * ozaki::symmetric_residue((long long)b[i], m);
+        // Any INT32 value congruent to the product: the step's quotient is approximate.
+        const long long room = ((1ll << 31) - 1 - std::llabs(p)) / m;
+        p += m * (std::uniform_int_distribution<long long>(-room, room)(rng));
+        ASSERT_LE(std::llabs(p), (1ll << 31) - 1);
+        fraction = ozaki::crt_accumulate(fraction, int(p), ozaki::crt_step(l, n));
       }
-      const long double rebuilt = (long double)(fraction - std::rint(fraction)) * mprod;
-      ASSERT_LE(std::fabs(rebuilt - x), std::ldexp(mprod, -40)) << "n=" << n << " k=" << k;
+      const long double rebuilt = (long double)ozaki::crt_fraction(fraction) * mprod;
+      ASSERT_LE(std::fabs(rebuilt - x), std::ldexp(mprod, -50)) << "n=" << n << " k=" << k;
     }
   }
+  // The step's extremes: the largest INT32 products of either sign, every modulus.
+  for (int n : {2, 8, 16})
+    for (int l = 0; l < n; ++l)
+      for (long long p : {(1ll << 31) - 1, -(1ll << 31), 0ll, 1ll, -1ll}) {
+        const int m = ozaki::modulus(l);
+        const long long r = ((p % m) + m) % m;  // the exact residue
+        const auto step = ozaki::crt_step(l, n);
+        const long double want = std::fmod((long double)r * ozaki::crt_inverse(l, n) / m, 1.0L);
+        long double off = (long double)ozaki::crt_accumulate(0, int(p), step) * std::ldexp(1.0L, -64) - want;
+        off -= std::rintl(off);  // mod 1
+        EXPECT_LE(std::fabs(double(off)), std::ldexp(1.0, -54)) << n << " " << l << " " << p;
+      }
 }
 
 TEST(Ozaki, CrtInversesInvertTheCofactors) {

@@ -7,8 +7,9 @@
 //      Chinese remainder theorem). The norm bound gives each side about log2(max/rms) + log2(K)/2
 //      more bits than the bound by K · max|a| · max|b|.
 //   3. X mod m_l = (A_int mod m_l)(B_int mod m_l) mod m_l: INT8 residues, an INT32 product.
-//   4. X / M = sum_l t_l / m_l (mod 1), t_l = (X mod m_l) · y_l, y_l = (M / m_l)^-1 mod m_l: a sum
-//      of fractions in float64 whose fractional part, times M, is X; C = X · 2^(e_i + e_j - qa - qb).
+//   4. X / M = sum_l (X mod m_l) · y_l / m_l (mod 1), y_l = (M / m_l)^-1 mod m_l: a sum of
+//      fractions, kept as a 64-bit fixed-point integer whose wrap-around is the "mod 1"; read as a
+//      signed integer it is 2^64 · X / M; C = X · 2^(e_i + e_j - qa - qb).
 // The only error is step 1's rounding, and the number of moduli buys the bits that make it small. Shared by the kernels (NVRTC) and the host (the moduli choice and its tests).
 #pragma once
 
@@ -105,10 +106,6 @@ OZAKI_HD inline int choose_moduli(Spread s, long long k) {
   return kMaxModuli;
 }
 
-// The residue of r (|r| < 2^24 · m, an integer) modulo m, in float arithmetic: any representative
-// within a few m of zero (the quotient may be off by one), exactly.
-OZAKI_HD inline float reduce(float r, float m, float inv_m) { return fmaf(-rintf(r * inv_m), m, r); }
-
 // x · 2^shift rounded to an integer (ties to even): exact in float64 (x has 24 bits), and below
 // 2^63 for the kernels' shifts (|x| < 2^e, shift = q - e, q <= 62).
 OZAKI_HD inline long long scaled_integer(float x, int shift) { return (long long)rint(ldexp(double(x), shift)); }
@@ -138,16 +135,48 @@ OZAKI_HD inline int crt_inverse(int l, int n) {
   return ((t0 % m) + m) % m;  // r0 = gcd = 1 for the table above
 }
 
-// X mod m_l from the INT32 product: a representative of size at most m/2 + 1, times y_l, reduced
-// again: t_l, whose t_l / m_l the reconstruction sums.
-OZAKI_HD inline float crt_term(int acc, int m, int y) {
-  const float mf = float(m), inv = 1.0f / mf;
-  // acc = hi · 2^16 + lo with hi < 2^15: hi · (2^16 mod m) + lo < 2^24, exact in float.
-  const int hi = acc >> 16, lo = acc & 0xffff;
-  float r = float(hi * (65536 % m) + lo);
-  r = reduce(r, mf, inv);
-  return reduce(r * float(y), mf, inv);
+// The CRT step of modulus l in integer arithmetic only (the conversion pipe that float rounding
+// and float64 sums need runs at an eighth of the integer multiply rate): the fraction sum is a
+// 64-bit fixed-point number F (units of 2^-64, wrapping = mod 1) and each INT32 product P adds
+// (P mod m) · w, w = round(2^64 · y / m). P mod m needs no exact division: any U = P - q·m serves
+// (U · y / m and (P mod m) · y / m differ by an integer), and its error |U| · |w - 2^64 y / m| <=
+// 0.625 m stays below 2^12 units of 2^-64 over 16 moduli: X known to M · 2^-52.
+struct CrtStep {
+  int m;          // the modulus
+  int magic;      // round(2^32 / m): P · magic / 2^32 is P / m within 1/4 for |P| < 2^31
+  int w_lo;       // w = w_hi · 2^32 + w_lo, w_lo signed (a signed wide multiply takes it)
+  unsigned w_hi;
+};
+
+OZAKI_HD inline CrtStep crt_step(int l, int n) {
+  const unsigned long long m = (unsigned long long)modulus(l), y = (unsigned long long)crt_inverse(l, n);
+  // 2^64 · y / m by long division in two 32-bit digits (y < m < 2^9), rounded to nearest.
+  const unsigned long long q1 = (y << 32) / m, r1 = (y << 32) % m;
+  const unsigned long long q0 = (r1 << 32) / m, r0 = (r1 << 32) % m;
+  const unsigned long long w = (q1 << 32) + q0 + (2 * r0 >= m ? 1 : 0);
+  const unsigned lo = unsigned(w & 0xffffffffu);
+  CrtStep s;
+  s.m = int(m);
+  s.magic = int(((1ull << 32) + m / 2) / m);
+  s.w_lo = int(lo);  // two's complement: lo - 2^32 when lo >= 2^31, carried by w_hi + 1
+  s.w_hi = unsigned(w >> 32) + (lo >= 0x80000000u ? 1u : 0u);
+  return s;
 }
+
+// F += (P mod m) · w (mod 2^64): a high multiply, a multiply-add and a wide multiply-add.
+OZAKI_HD inline unsigned long long crt_accumulate(unsigned long long f, int p, const CrtStep& s) {
+#if defined(__CUDA_ARCH__)
+  const int q = __mulhi(p, s.magic);
+#else
+  const int q = int(((long long)p * s.magic) >> 32);
+#endif
+  const int u = p - q * s.m;  // |u| <= 1.25 m + 1
+  f += (unsigned long long)((long long)u * s.w_lo);
+  return f + ((unsigned long long)(unsigned(u) * s.w_hi) << 32);
+}
+
+// X / M in [-1/2, 1/2) from the fixed-point sum (|X| < M / 2).
+OZAKI_HD inline double crt_fraction(unsigned long long f) { return ldexp(double((long long)f), -64); }
 
 // The pre-passes' view of op(A) (M x K) and op(B)ᵀ (N x K): element (r, c) at x[r·sr + c·sk]; what
 // they write: the residue planes [plane][rows][kp] (int8, rows of kp >= K bytes, zero past K) and

@@ -13,8 +13,8 @@
 //                   cluster of CLUSTER_M x CLUSTER_N blocks, each loads a share of the A tile its
 //                   row of blocks needs and of the B tile its column needs, multicast); the
 //                   consumers run one exact INT32 product per modulus (m64nBNk32 s8 wgmmas), fold
-//                   it into the tile's float64 sum of CRT fractions, and after the last modulus
-//                   rebuild, scale and store C. Elements whose row or column holds Inf or NaN are
+//                   it into the tile's 64-bit fixed-point sum of CRT fractions (integer multiplies
+//                   only), and after the last modulus rebuild, scale and store C. Elements whose row or column holds Inf or NaN are
 //                   summed again in FP32 (cuBLAS's non-finite pattern).
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
@@ -202,7 +202,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_ozaki(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
-  __shared__ int inverse[ozaki::kMaxModuli];  // y_l
+  __shared__ ozaki::CrtStep crt[ozaki::kMaxModuli];
   signed char* smem = reinterpret_cast<signed char*>(align_1024(smem_raw));
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
   unsigned long long* empty = full + STAGES;
@@ -211,7 +211,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   const int n = info->moduli;
 
   if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, 4 * CONSUMERS * CLUSTER);
-  if (threadIdx.x < n) inverse[threadIdx.x] = ozaki::crt_inverse(threadIdx.x, n);
+  if (threadIdx.x < n) crt[threadIdx.x] = ozaki::crt_step(threadIdx.x, n);
   // With clusters, no block may signal another's barriers before that block initialised them.
   if (CLUSTER > 1) cluster_sync();
   else __syncthreads();
@@ -262,7 +262,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     const ozaki::Bits bits = ozaki::bits(n);
     double modulus_product = 1;
     for (int l = 0; l < n; ++l) modulus_product *= ozaki::modulus(l);
-    // X = fraction · M; C = X · 2^(e_i + e_j - qa - qb).
+    // X = (X / M) · M; C = X · 2^(e_i + e_j - qa - qb).
     const double scale = ldexp(modulus_product, -(bits.a + bits.b));
     const int* exp_a = info->exponent;
     const int* exp_b = info->exponent + g.m;
@@ -270,7 +270,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     for (long long u = first; u < units; u += step) {
       long long tm, tn;
       coords(u, tm, tn);
-      double fraction[MW][BN / 2];  // sum over the moduli of t_l / m_l
+      unsigned long long fraction[MW][BN / 2];  // X / M, fixed point (ozaki::crt_accumulate)
 #pragma unroll
       for (int i = 0; i < MW; ++i)
 #pragma unroll
@@ -299,22 +299,21 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         wgmma_wait<0>();
         if (held >= 0) release_slot<CLUSTER>(held, lane, empty);
         fence_operands(acc);
-        const int m = ozaki::modulus(l), y = inverse[l];
-        const double inv_m = 1.0 / m;
+        const ozaki::CrtStep step = crt[l];
 #pragma unroll
         for (int i = 0; i < MW; ++i)
 #pragma unroll
-          for (int j = 0; j < BN / 2; ++j) fraction[i][j] += double(ozaki::crt_term(acc[i][j], m, y)) * inv_m;
+          for (int j = 0; j < BN / 2; ++j) fraction[i][j] = ozaki::crt_accumulate(fraction[i][j], acc[i][j], step);
       }
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
-      each_element(fraction, r0, c0, warp, lane, [&](long long r, long long c, double f) {
+      each_element(fraction, r0, c0, warp, lane, [&](long long r, long long c, unsigned long long f) {
         if (r >= g.m || c >= g.n) return;
         const int ea = exp_a[r], eb = exp_b[c];
         if (ea == ozaki::kNonFinite || eb == ozaki::kNonFinite) {
           gl::store_c(g, r, c, gl::fp32_dot(g, r, c));
           return;
         }
-        gl::store_c(g, r, c, float(ldexp((f - rint(f)) * scale, ea + eb)));
+        gl::store_c(g, r, c, float(ldexp(ozaki::crt_fraction(f) * scale, ea + eb)));
       });
     }
   }
