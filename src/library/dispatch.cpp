@@ -196,10 +196,10 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 // ozaki: the pre-passes read op(A) and op(B) twice (the scan, the residues) and write n int8
 // planes, at about a third of the bandwidth (1.1 TB/s of 3.0 measured at 4096³); then each
 // persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of ktiles K tiles, with a
-// fixed cost per modulus (the drain and the CRT step). Constants from a fit to the 8-modulus times
-// at 1024-8192³ (results/h100/fp32-accurate.json, eca4820: within 5 %, 16384³ 8 % under):
-// 0.32 us per 128x128x128 INT8 K tile on an H100 SM, 9.1 us per modulus boundary.
-constexpr double kOzakiKtileUs = 0.32, kOzakiModulusUs = 9.1, kOzakiPassShare = 0.36;
+// fixed cost per modulus (the drain and the CRT step). Constants from the 8-modulus times at 4096³
+// and 8192³ (results/h100/ozaki/550047e, the CRT step in integers; 1024³ and 2048³ within 5 %):
+// 0.325 us per 128x128x128 INT8 K tile on an H100 SM, 7.6 us per modulus boundary.
+constexpr double kOzakiKtileUs = 0.325, kOzakiModulusUs = 7.6, kOzakiPassShare = 0.36;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
   auto& t = v.at("tile");
   const int n = ozaki::choose_moduli({1.89f, 1.89f}, p.k);  // normal inputs' rms / gmean

@@ -142,7 +142,7 @@ OZAKI_HD inline int crt_inverse(int l, int n) {
 // (U · y / m and (P mod m) · y / m differ by an integer), and its error |U| · |w - 2^64 y / m| <=
 // 0.625 m stays below 2^12 units of 2^-64 over 16 moduli: X known to M · 2^-52.
 struct CrtStep {
-  int m;          // the modulus
+  int minus_m;    // -m: the reduction is one multiply-add
   int magic;      // round(2^32 / m): P · magic / 2^32 is P / m within 1/4 for |P| < 2^31
   int w_lo;       // w = w_hi · 2^32 + w_lo, w_lo signed (a signed wide multiply takes it)
   unsigned w_hi;
@@ -156,7 +156,7 @@ OZAKI_HD inline CrtStep crt_step(int l, int n) {
   const unsigned long long w = (q1 << 32) + q0 + (2 * r0 >= m ? 1 : 0);
   const unsigned lo = unsigned(w & 0xffffffffu);
   CrtStep s;
-  s.m = int(m);
+  s.minus_m = -int(m);
   s.magic = int(((1ull << 32) + m / 2) / m);
   s.w_lo = int(lo);  // two's complement: lo - 2^32 when lo >= 2^31, carried by w_hi + 1
   s.w_hi = unsigned(w >> 32) + (lo >= 0x80000000u ? 1u : 0u);
@@ -170,7 +170,7 @@ OZAKI_HD inline unsigned long long crt_accumulate(unsigned long long f, int p, c
 #else
   const int q = int(((long long)p * s.magic) >> 32);
 #endif
-  const int u = p - q * s.m;  // |u| <= 1.25 m + 1
+  const int u = p + q * s.minus_m;  // |u| <= 1.25 m + 1
   f += (unsigned long long)((long long)u * s.w_lo);
   return f + ((unsigned long long)(unsigned(u) * s.w_hi) << 32);
 }
