@@ -190,6 +190,14 @@ __device__ inline unsigned short row_mask(int rm) {
 }
 __device__ inline unsigned short column_mask(int rn) { return (unsigned short)(((1u << CLUSTER_M) - 1) << (CLUSTER_M * rn)); }
 
+// An element whose row of op(A) or column of op(B) holds Inf or NaN, summed in FP32 as cuBLAS sums
+// it; out of line, so that the epilogue of finite tiles stays short.
+__device__ __noinline__ float nonfinite_element(const GemmArgs& g, long long r, long long c) { return gl::fp32_dot(g, r, c); }
+
+// 2^e as a float64, for |e| < 1000, from its exponent bits (ldexp's range checks cost more than
+// the whole rest of the epilogue).
+__device__ inline double pow2(int e) { return __hiloint2double((e + 1023) << 20, 0); }
+
 template <class T, int R>
 __device__ inline void fence_operands(T (&d)[MW][R]) {
 #pragma unroll
@@ -262,7 +270,8 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     const ozaki::Bits bits = ozaki::bits(n);
     double modulus_product = 1;
     for (int l = 0; l < n; ++l) modulus_product *= ozaki::modulus(l);
-    // X = (X / M) · M; C = X · 2^(e_i + e_j - qa - qb).
+    // C = X · 2^(e_i + e_j - qa - qb), X = (X / M) · M = F · M · 2^-64 (e_i + e_j - 64 within
+    // ±400 for float inputs: every factor an ordinary float64).
     const double scale = ldexp(modulus_product, -(bits.a + bits.b));
     const int* exp_a = info->exponent;
     const int* exp_b = info->exponent + g.m;
@@ -310,10 +319,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         if (r >= g.m || c >= g.n) return;
         const int ea = exp_a[r], eb = exp_b[c];
         if (ea == ozaki::kNonFinite || eb == ozaki::kNonFinite) {
-          gl::store_c(g, r, c, gl::fp32_dot(g, r, c));
+          gl::store_c(g, r, c, nonfinite_element(g, r, c));
           return;
         }
-        gl::store_c(g, r, c, float(ldexp(ozaki::crt_fraction(f) * scale, ea + eb)));
+        gl::store_c(g, r, c, float(double((long long)f) * scale * pow2(ea + eb - 64)));
       });
     }
   }
