@@ -37,7 +37,7 @@ class Ozaki final : public KernelFamily {
   std::vector<ParamSpec> params() const override {
     return {{"tile", {128, 128}, 64, 256, "block tile BM x BN (K tiles of 128 int8 values: one 128-byte swizzle row)"},
             {"consumers", {2}, 1, 2, "consumer warpgroups; each owns BM / consumers rows (a multiple of 64)"},
-            {"stages", {6}, 2, 8, "shared-memory slots of the TMA pipeline (6: measured best, 550047e)"},
+            {"stages", {4}, 2, 8, "shared-memory slots of the TMA pipeline"},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
             {"cluster", {2, 1}, 1, 4,
              "blocks per cluster CM x CN: CM blocks of adjacent tile rows share (multicast) their B tile, CN of "

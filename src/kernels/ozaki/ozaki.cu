@@ -190,10 +190,6 @@ __device__ inline unsigned short row_mask(int rm) {
 }
 __device__ inline unsigned short column_mask(int rn) { return (unsigned short)(((1u << CLUSTER_M) - 1) << (CLUSTER_M * rn)); }
 
-// An element whose row of op(A) or column of op(B) holds Inf or NaN, summed in FP32 as cuBLAS sums
-// it; out of line, so that the epilogue of finite tiles stays short.
-__device__ __noinline__ float nonfinite_element(const GemmArgs& g, long long r, long long c) { return gl::fp32_dot(g, r, c); }
-
 // 2^e as a float64, for |e| < 1000, from its exponent bits (ldexp's range checks cost more than
 // the whole rest of the epilogue).
 __device__ inline double pow2(int e) { return __hiloint2double((e + 1023) << 20, 0); }
@@ -315,15 +311,22 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
           for (int j = 0; j < BN / 2; ++j) fraction[i][j] = ozaki::crt_accumulate(fraction[i][j], acc[i][j], step);
       }
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
+      bool nonfinite = false;
       each_element(fraction, r0, c0, warp, lane, [&](long long r, long long c, unsigned long long f) {
         if (r >= g.m || c >= g.n) return;
         const int ea = exp_a[r], eb = exp_b[c];
-        if (ea == ozaki::kNonFinite || eb == ozaki::kNonFinite) {
-          gl::store_c(g, r, c, nonfinite_element(g, r, c));
-          return;
-        }
-        gl::store_c(g, r, c, float(double((long long)f) * scale * pow2(ea + eb - 64)));
+        const bool finite = ea != ozaki::kNonFinite && eb != ozaki::kNonFinite;
+        nonfinite |= !finite;
+        if (finite) gl::store_c(g, r, c, float(double((long long)f) * scale * pow2(ea + eb - 64)));
       });
+      // Elements whose row or column holds Inf or NaN are summed again in FP32 (cuBLAS's pattern), in
+      // a pass of their own: inlined at every element, that loop cost the finite tiles a fifth of
+      // their time (branches around each store); calling it out of line slowed the K loop.
+      if (__any_sync(0xffffffffu, nonfinite))
+        each_element(fraction, r0, c0, warp, lane, [&](long long r, long long c, unsigned long long) {
+          if (r < g.m && c < g.n && (exp_a[r] == ozaki::kNonFinite || exp_b[c] == ozaki::kNonFinite))
+            gl::store_c(g, r, c, gl::fp32_dot(g, r, c));
+        });
     }
   }
   // No block leaves while another may still write into its shared memory or arrive on its barriers.
