@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -182,6 +183,8 @@ TEST(Experiment, EveryShippedExperimentLoads) {
       int valid = 0;
       for (auto& k : e.kernels) valid += k.invalid.empty();
       EXPECT_GT(valid, 0);
+      // The FP32-accurate section names its routes' parameters: every one must parse.
+      if (name == "fp32-accurate") EXPECT_EQ(valid, int(e.kernels.size()));
     }
 }
 
@@ -343,6 +346,38 @@ TEST(Plot, RedrawsTheCommittedSampleWithoutAGpu) {
   r = run_cli("plot " + (dir / "junk.json").string() + " --out " + dir.string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("not a gemmlab results file"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+// The FP32-accurate section's scatter: each route and size at its error and speed over cuBLAS
+// SGEMM's on the same problem; results written before the contract measure existed draw without it.
+TEST(Plot, SpeedAgainstErrorPutsEachRouteOverCublas) {
+  auto dir = scratch("plot-accuracy");
+  auto src = fs::path(GEMMLAB_SOURCE_DIR);
+  auto sample = nlohmann::json::parse(*read_file(src / "results/h100/fp32-accurate.json"));
+  nlohmann::json rows = nlohmann::json::array();
+  for (int n : {1024, 2048})
+    for (auto [kernel, err, speed] : {std::tuple{"cublas", 2e-7, 1.0}, {"ozaki", 5e-9, 1.2}, {"wgmma", 1.8e-8, 1.1},
+                                      {"gemmlab-tensor-fp32", 0.0, 1.15}})
+      rows.push_back({{"kernel", kernel}, {"precision", "fp32"}, {"op", "gemm"}, {"m", n}, {"n", n}, {"k", n},
+                      {"alpha", 1.0}, {"beta", 0.0}, {"layout", "row"}, {"trans_a", "n"}, {"trans_b", "n"},
+                      {"status", "ok"}, {"median_ms", 1.0}, {"gflops", 1.0}, {"x_cublas", speed}, {"max_err", err},
+                      {"max_abs_err", err}, {"verified", true}, {"details", nlohmann::json::object()}});
+  sample["results"] = rows;
+  sample["metadata"]["experiment"] = {{"name", "fp32-accurate"},
+                                      {"plots", {{{"kind", "accuracy"}, {"name", "speed-error"}}}}};
+  std::ofstream(dir / "accurate.json") << sample.dump();
+  auto r = run_cli("plot " + (dir / "accurate.json").string() + " --out " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto png = read_file(dir / "fp32-accurate-speed-error.png");
+  ASSERT_TRUE(png && png->size() > 10000);
+  EXPECT_NE(read_file(dir / "README.md")->find("](fp32-accurate-speed-error.png)"), std::string::npos);
+  fs::remove(dir / "fp32-accurate-speed-error.png");
+  for (auto& row : sample["results"]) row.erase("max_abs_err");
+  std::ofstream(dir / "accurate.json") << sample.dump();
+  r = run_cli("plot " + (dir / "accurate.json").string() + " --out " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "fp32-accurate-speed-error.png"));
   fs::remove_all(dir);
 }
 

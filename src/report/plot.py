@@ -283,6 +283,46 @@ def plot_roofline(rows, path, title, ceilings):
     return True
 
 
+def problem_key(r):
+    return (r["m"], r["n"], r["k"], r.get("layout"), r.get("trans_a"), r.get("trans_b"), r.get("alpha"), r.get("beta"))
+
+
+def plot_accuracy(rows, spec, path, title):
+    """Speed against error, each over cuBLAS SGEMM's on the same problem and inputs: one point per
+    route and size, the tensor_fp32 contract (error no larger than cuBLAS's) as the line x = 1."""
+    cublas = {problem_key(r): r for r in ok(rows) if r["kernel"] == "cublas" and r.get("max_abs_err", 0) > 0}
+    series = OrderedDict()
+    for r in ok(rows):
+        base = cublas.get(problem_key(r))
+        if r["kernel"] == "cublas" or r.get("precision") == "tf32" or not base or "max_abs_err" not in r:
+            continue
+        # An exact result (error 0) sits at the axis' left end rather than off the log scale.
+        err = max(r["max_abs_err"], 1e-3 * base["max_abs_err"]) / base["max_abs_err"]
+        series.setdefault(series_name(r, rows), []).append((err, r["x_cublas"], size_of(r)))
+    if not series:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    markers = "osD^v<>ph*"
+    for i, (name, pts) in enumerate(series.items()):
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker=markers[i % len(markers)], s=36, label=name)
+        for e, x, size in pts:
+            ax.annotate(str(size), (e, x), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    ax.axvline(1.0, color="black", linewidth=1.0, linestyle="--",
+               label="contract: cuBLAS SGEMM's error on the same inputs")
+    ax.axhline(1.0, color="gray", linewidth=0.8, linestyle=":")
+    ax.scatter([1.0], [1.0], marker="x", color="black", s=50, label="cuBLAS SGEMM")
+    ax.set_xscale("log")
+    ax.set_xlabel("max |C - C64| / (|A||B|)_ij, over cuBLAS SGEMM's (left of the line: the contract holds)")
+    ax.set_ylabel("speed, x cuBLAS SGEMM (time ratio, same run)")
+    ax.set_title(spec.get("title", title))
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def corpus_rows(rows):
     """Records of a corpus run (details.shape), by kernel other than cuBLAS, verified and timed."""
     by = OrderedDict()
@@ -496,8 +536,10 @@ def main():
                 made = plot_bar(subset, spec, out, title, meta.get("ceilings", {}))
             elif kind == "corpus":
                 made = plot_corpus(subset, out, title)
+            elif kind == "accuracy":
+                made = plot_accuracy(subset, spec, out, title)
             else:
-                fail("%s: unknown plot kind '%s' (line, heatmap, bar, corpus)" % (path, kind))
+                fail("%s: unknown plot kind '%s' (line, heatmap, bar, corpus, accuracy)" % (path, kind))
             if made:
                 md += ["![%s](%s)" % (title, png), ""]
                 drawn += 1

@@ -39,6 +39,7 @@ nlohmann::ordered_json to_json(const Record& r) {
                       {"checked", r.verdict.checked},
                       {"failures", r.verdict.failures},
                       {"max_err", r.verdict.max_err},
+                      {"max_abs_err", r.verdict.max_abs_err},
                       {"rel_norm_err", r.verdict.rel_norm_err},
                       {"tolerance", r.verdict.tolerance},
                       {"max_dev_cublas", r.verdict.max_dev_cublas},
