@@ -283,6 +283,17 @@ def plot_roofline(rows, path, title, ceilings):
     return True
 
 
+def finish(fig, ax, path, title):
+    """Title, grid and legend of a log-scaled plot, saved."""
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def problem_key(r):
     return (r["m"], r["n"], r["k"], r.get("layout"), r.get("trans_a"), r.get("trans_b"), r.get("alpha"), r.get("beta"))
 
@@ -314,13 +325,7 @@ def plot_accuracy(rows, spec, path, title):
     ax.set_xscale("log")
     ax.set_xlabel("max |C - C64| / (|A||B|)_ij, over cuBLAS SGEMM's (left of the line: the contract holds)")
     ax.set_ylabel("speed, x cuBLAS SGEMM (time ratio, same run)")
-    ax.set_title(spec.get("title", title))
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return finish(fig, ax, path, spec.get("title", title))
 
 
 def corpus_rows(rows):
@@ -351,13 +356,7 @@ def plot_corpus(rows, path, title):
     ax.set_yscale("log")
     ax.set_xlabel("corpus shapes, sorted by the ratio (each line on its own)")
     ax.set_ylabel("x cuBLAS SGEMM (time ratio, same run)")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return finish(fig, ax, path, title)
 
 
 def corpus_table(rows):
