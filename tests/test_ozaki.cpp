@@ -97,7 +97,7 @@ TEST(Ozaki, TheCrtRebuildsExactProductsFromTheirResidues) {
         ASSERT_LE(std::llabs(p), (1ll << 31) - 1);
         fraction = ozaki::crt_accumulate(fraction, int(p), ozaki::crt_step(l, n));
       }
-      const long double rebuilt = (long double)ozaki::crt_fraction(fraction) * mprod;
+      const long double rebuilt = (long double)ozaki::rebuild(fraction, 1.0, 0) * mprod;  // X / M, times M
       ASSERT_LE(std::fabs(rebuilt - x), std::ldexp(mprod, -50)) << "n=" << n << " k=" << k;
     }
   }

@@ -175,8 +175,17 @@ OZAKI_HD inline unsigned long long crt_accumulate(unsigned long long f, int p, c
   return f + ((unsigned long long)(unsigned(u) * s.w_hi) << 32);
 }
 
-// X / M in [-1/2, 1/2) from the fixed-point sum (|X| < M / 2).
-OZAKI_HD inline double crt_fraction(unsigned long long f) { return ldexp(double((long long)f), -64); }
+// C from the fixed-point sum: X = F · M · 2^-64 (F read as signed: |X| < M / 2), times
+// 2^(e_i + e_j - qa - qb); scale = M · 2^-(qa + qb), e = e_i + e_j (within ±300 for float inputs,
+// so every factor is an ordinary float64 and only the final rounding to float counts).
+OZAKI_HD inline double rebuild(unsigned long long f, double scale, int e) {
+#if defined(__CUDA_ARCH__)
+  const double pow2 = __hiloint2double((e - 64 + 1023) << 20, 0);  // ldexp's range checks cost more than the epilogue
+#else
+  const double pow2 = ldexp(1.0, e - 64);
+#endif
+  return double((long long)f) * scale * pow2;
+}
 
 // The pre-passes' view of op(A) (M x K) and op(B)ᵀ (N x K): element (r, c) at x[r·sr + c·sk]; what
 // they write: the residue planes [plane][rows][kp] (int8, rows of kp >= K bytes, zero past K) and

@@ -14,8 +14,8 @@
 //                   row of blocks needs and of the B tile its column needs, multicast); the
 //                   consumers run one exact INT32 product per modulus (m64nBNk32 s8 wgmmas), fold
 //                   it into the tile's 64-bit fixed-point sum of CRT fractions (integer multiplies
-//                   only), and after the last modulus rebuild, scale and store C. Elements whose row or column holds Inf or NaN are
-//                   summed again in FP32 (cuBLAS's non-finite pattern).
+//                   only), and after the last modulus rebuild, scale and store C. Elements whose
+//                   row or column holds Inf or NaN are summed again in FP32 (cuBLAS's pattern).
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "ozaki_math.cuh"
@@ -190,10 +190,6 @@ __device__ inline unsigned short row_mask(int rm) {
 }
 __device__ inline unsigned short column_mask(int rn) { return (unsigned short)(((1u << CLUSTER_M) - 1) << (CLUSTER_M * rn)); }
 
-// 2^e as a float64, for |e| < 1000, from its exponent bits (ldexp's range checks cost more than
-// the whole rest of the epilogue).
-__device__ inline double pow2(int e) { return __hiloint2double((e + 1023) << 20, 0); }
-
 template <class T, int R>
 __device__ inline void fence_operands(T (&d)[MW][R]) {
 #pragma unroll
@@ -266,8 +262,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     const ozaki::Bits bits = ozaki::bits(n);
     double modulus_product = 1;
     for (int l = 0; l < n; ++l) modulus_product *= ozaki::modulus(l);
-    // C = X · 2^(e_i + e_j - qa - qb), X = (X / M) · M = F · M · 2^-64 (e_i + e_j - 64 within
-    // ±400 for float inputs: every factor an ordinary float64).
+    // ozaki::rebuild's M · 2^-(qa + qb).
     const double scale = ldexp(modulus_product, -(bits.a + bits.b));
     const int* exp_a = info->exponent;
     const int* exp_b = info->exponent + g.m;
@@ -317,7 +312,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         const int ea = exp_a[r], eb = exp_b[c];
         const bool finite = ea != ozaki::kNonFinite && eb != ozaki::kNonFinite;
         nonfinite |= !finite;
-        if (finite) gl::store_c(g, r, c, float(double((long long)f) * scale * pow2(ea + eb - 64)));
+        if (finite) gl::store_c(g, r, c, float(ozaki::rebuild(f, scale, ea + eb)));
       });
       // Elements whose row or column holds Inf or NaN are summed again in FP32 (cuBLAS's pattern), in
       // a pass of their own: inlined at every element, that loop cost the finite tiles a fifth of
