@@ -993,7 +993,7 @@ TEST(Library, StressEveryRoute) {
   for (auto& m : r.mismatches)
     ADD_FAILURE() << m.call.describe() << "; " << m.plan << "; thread " << m.thread << " stream " << m.stream << "; "
                   << m.verdict;
-  for (const char* route : {"gemv", "gemv-route", "hopper-simt split-k", "warptiled split-k", "wgmma split-tail"})
+  for (const char* route : {"gemv", "gemv-route", "hopper-simt split-tail", "warptiled split-k", "wgmma split-tail"})
     if (query_device(0).cc_major == 9) EXPECT_TRUE(r.by_route.contains(route)) << route << " not reached";
 }
 

@@ -96,8 +96,9 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   // Strict FP32: the TMA-fed SIMT family on Hopper, warptiled's widest tile elsewhere.
   auto strict = pick(g, shape(8192, 8192, 8192), MathMode::strict_fp32);
   EXPECT_EQ(strict.family, "hopper-simt");
-  EXPECT_EQ(strict.splits, 1);
-  EXPECT_EQ(strict.workspace_bytes, 0u);
+  // 4096 tiles of 128x128 = 31 waves of 132 and 4 tiles: those 4 are split (the split tail).
+  EXPECT_GT(strict.splits, 1) << strict.why;
+  EXPECT_EQ(strict.workspace_bytes, size_t(strict.splits) * 132 * 128 * 128 * 4);
   auto a100 = pick(GpuModel::a100(), shape(8192, 8192, 8192), MathMode::strict_fp32);
   EXPECT_EQ(a100.family, "warptiled");
   EXPECT_EQ(tile_of(a100), "128x256x16");

@@ -386,6 +386,10 @@ TEST(SplitTail, CoversEveryTileOnceAndSplitsOnlyTheLastWave) {
 }
 
 // ---- hopper-simt: TMA-fed FFMA kernels (they compile in test_compile's search-space test) ----
+#include <map>
+#include <set>
+
+#include "kernels/common/tma_swizzle.cuh"
 #include "kernels/tma_operands.hpp"
 
 TEST(HopperSimt, NamesEachBrokenRule) {
@@ -404,6 +408,8 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   EXPECT_NE(why("tile=256x512x16").find("outside 4..256"), std::string::npos);  // one TMA box a side
   EXPECT_NE(why("tile=64x96x16,warp=32x32,vpt=4x8").find("6 consumer warps do not fill whole warpgroups"),
             std::string::npos);
+  EXPECT_NE(why("tile=64x64x64,warp=32x32,vpt=4x8").find("conflict=swizzle needs tile.k 8, 16 or 32"), std::string::npos);
+  EXPECT_EQ(why("tile=64x64x64,warp=32x32,vpt=4x8,conflict=none"), "");
   // 8 consumer warps and the producer warpgroup; a block per tile until the launcher caps the grid.
   auto v = parse_params(f, "tile=128x256x16,warp=64x64,vpt=8x16");
   auto g = f.geometry(v, Problem::square(4096));
@@ -415,6 +421,59 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   EXPECT_EQ(t.box_n, 256);
   EXPECT_EQ(t.box_k, 16);
   EXPECT_EQ(f.splits(parse_params(f, "splitk=3"), Problem::square(64), 0), 3);
+  // The split tail: an arrival counter per tile, a tile of partial sums per split of the tail.
+  auto split = parse_params(f, "splitk=3");
+  EXPECT_EQ(f.workspace_counters(split, Problem::square(4096)), 1024);
+  EXPECT_EQ(f.split_workspace_floats(split, Problem::square(4096), 3, 132), 132ll * 128 * 128 * 3);
+  EXPECT_EQ(f.workspace_counters(v, Problem::square(4096)), 0);
+  EXPECT_TRUE(f.reduce_entry().empty());
+}
+
+// A bank model of the consumers' 16-byte loads from a K-contiguous tile (rows of BK floats): the 8
+// lanes of a quarter-warp (one wavefront) read the same 4 k of the rows the kernel gives them (op(A):
+// lane / LANES_N, op(B)ᵀ: lane % LANES_N, plus i · the lanes across the warp tile). Wavefronts =
+// the most distinct 16-byte addresses that fall in one bank group (a 16-byte column of the 128-byte
+// bank line). The family swizzles the operands whose reads would conflict, and those read in one.
+TEST(HopperSimt, SwizzledTilesReadInOneWavefront) {
+  const auto& f = *find_family("hopper-simt");
+  auto wavefronts = [](int bk, bool swizzled, int lanes_n, bool b_side, int i_stride, int i, int k) {
+    std::map<unsigned, std::set<unsigned>> groups;
+    for (int lane = 0; lane < 8; ++lane) {
+      const int row = (b_side ? lane % lanes_n : lane / lanes_n) + i * i_stride;
+      const unsigned offset = unsigned(row * bk + k) * 4;
+      const unsigned at = swizzled ? tma::swizzled(offset, unsigned(bk * 4)) : offset;
+      groups[(at / 16) % 8].insert(at / 16);
+    }
+    size_t most = 0;
+    for (auto& [g, addresses] : groups) most = std::max(most, addresses.size());
+    return int(most);
+  };
+  int checked = 0;
+  for (const char* params : {"", "tile=128x128x16,warp=64x32,vpt=8x8", "tile=128x256x16,warp=64x64,vpt=8x16",
+                             "tile=128x128x8,warp=32x64,vpt=4x16", "tile=64x64x8,warp=32x32,vpt=4x8",
+                             "tile=128x128x32,warp=64x32,vpt=8x8"}) {
+    for (const char* conflict : {"swizzle", "none"}) {
+      auto v = parse_params(f, std::string(params) + (*params ? "," : "") + "conflict=" + conflict);
+      ASSERT_EQ(rejection(f, format_params(f, v)), "") << params;
+      const int bk = v.at("tile")[2], wm = v.at("warp")[0], wn = v.at("warp")[1];
+      const int lanes_n = wn / v.at("vpt")[1], lanes_m = wm / v.at("vpt")[0];
+      const auto t = f.tma_operands(v);
+      int worst_a = 0, worst_b = 0;
+      for (int i = 0; i < 4; ++i)
+        for (int k = 0; k < bk; k += 4) {
+          worst_a = std::max(worst_a, wavefronts(bk, t.swizzle_a, lanes_n, false, lanes_m, i, k));
+          worst_b = std::max(worst_b, wavefronts(bk, t.swizzle_b, lanes_n, true, lanes_n, i, k));
+        }
+      if (std::string(conflict) == "swizzle") {
+        EXPECT_EQ(worst_a, 1) << params << ": op(A) K-contiguous";
+        EXPECT_EQ(worst_b, 1) << params << ": op(B) K-contiguous";
+        ++checked;
+      } else if (bk == 32 && lanes_n == 8) {
+        EXPECT_EQ(worst_b, 8) << params << ": unswizzled rows of 128 bytes meet one bank group";
+      }
+    }
+  }
+  EXPECT_EQ(checked, 6);
 }
 
 // Every layout of op(A) and op(B)ᵀ: the contiguous dimension goes first, the box follows it, and
@@ -457,6 +516,14 @@ TEST(HopperSimt, DescribesEachLayoutToTma) {
   EXPECT_EQ(operand_staging(64, 64, 64, 1, true, buffer + 1).pitch, 64);  // unaligned start
   EXPECT_EQ(operand_staging(64, 64, 64, 1, true, buffer).pitch, 0);       // read in place
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 128, 6), UsageError);  // 24-byte rows
+  // Swizzled: a K-contiguous box of 32, 64 or 128-byte rows gets the swizzle of its row; an
+  // outer-contiguous one is never swizzled; other row lengths are refused.
+  EXPECT_EQ(describe_operand_map(1000, 1024, 1028, 1, true, 128, 32, true).swizzle_bytes, 128u);
+  EXPECT_EQ(describe_operand_map(1000, 1024, 1028, 1, true, 128, 16, true).swizzle_bytes, 64u);
+  EXPECT_EQ(describe_operand_map(1000, 1024, 1028, 1, true, 128, 8, true).swizzle_bytes, 32u);
+  EXPECT_EQ(describe_operand_map(1000, 1024, 1028, 1, true, 128, 32, false).swizzle_bytes, 0u);
+  EXPECT_EQ(describe_operand_map(1000, 1024, 1, 1000, false, 128, 32, true).swizzle_bytes, 0u);
+  EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 64, 64, true), UsageError);
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 512, 16), UsageError);
   // The family takes odd leading dimensions (staged); it refuses only what no copy fixes.
   const auto& f = *find_family("hopper-simt");
@@ -489,5 +556,5 @@ TEST(HopperSimt, ModelCountsTmaAndSharedLoads) {
   var.b_n_contig = false;  // columns interleaved: one float per store
   EXPECT_DOUBLE_EQ(f.model(v, p, var).global_store_inst, blocks * 8 * 8 * 16);
   auto split = f.model(parse_params(f, "splitk=4"), p, Variant{true, true, true, true, true});
-  EXPECT_DOUBLE_EQ(split.global_store_bytes, 4 * 4.0 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(split.global_store_bytes, 4 * 4.0 * 4096 * 4096);  // every tile counted as split: a bound
 }

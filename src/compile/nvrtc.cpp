@@ -20,6 +20,7 @@ extern const char* const tf32_split_source;
 extern const char* const split_tail_source;
 extern const char* const hopper_source;
 extern const char* const ozaki_math_source;
+extern const char* const tma_swizzle_source;
 }
 
 namespace gemmlab {
@@ -37,7 +38,8 @@ constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
                                {"tf32_split.cuh", &embedded::tf32_split_source},
                                {"split_tail.cuh", &embedded::split_tail_source},
                                {"hopper.cuh", &embedded::hopper_source},
-                               {"ozaki_math.cuh", &embedded::ozaki_math_source}};
+                               {"ozaki_math.cuh", &embedded::ozaki_math_source},
+                               {"tma_swizzle.cuh", &embedded::tma_swizzle_source}};
 
 void check(nvrtcResult r, const char* what) {
   if (r != NVRTC_SUCCESS) throw RuntimeError(std::string("NVRTC: ") + what + ": " + nvrtcGetErrorString(r));

@@ -107,6 +107,9 @@ struct Packing {
 // second parameter (TensorMaps), and refuses operands TMA cannot read.
 struct TmaOperands {
   int box_m = 0, box_n = 0, box_k = 0;
+  // Whether op(A)'s and op(B)ᵀ's boxes, where K-contiguous, are stored with TMA's swizzle of their
+  // row length.
+  bool swizzle_a = false, swizzle_b = false;
   bool used() const { return box_k > 0; }
 };
 

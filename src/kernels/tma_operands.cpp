@@ -43,7 +43,7 @@ ProblemStaging problem_staging(const Problem& c) {
 }
 
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
-                                int box_outer, int box_k) {
+                                int box_outer, int box_k, bool swizzle_k) {
   static const float aligned[4] = {};
   if (auto why = operand_map_problem(outer, k, s_outer, s_k, k_contig, aligned); !why.empty()) throw UsageError(why);
   if (box_outer < 1 || box_outer > 256 || box_k < 1 || box_k > 256 || (k_contig ? box_k : box_outer) % 4)
@@ -54,6 +54,12 @@ OperandMap describe_operand_map(long long outer, long long k, long long s_outer,
   d.row_bytes = (unsigned long long)(k_contig ? s_outer : s_k) * 4;
   d.box[0] = unsigned(k_contig ? box_k : box_outer);
   d.box[1] = unsigned(k_contig ? box_outer : box_k);
+  if (swizzle_k && k_contig) {
+    if (box_k != 8 && box_k != 16 && box_k != 32)
+      throw UsageError("TMA swizzles rows of 32, 64 or 128 bytes: a K-contiguous box of " + std::to_string(box_k) +
+                       " floats is not one");
+    d.swizzle_bytes = unsigned(box_k * 4);
+  }
   return d;
 }
 

@@ -10,11 +10,14 @@ namespace gemmlab {
 // How one operand (op(A) as M x K, or op(B)ᵀ as N x K: `outer` x `k`, element (o, kk) at
 // o·s_outer + kk·s_k floats) is described to TMA in its own layout: dimension 0 is the contiguous
 // one (k when k_contig, else outer), the box is box_outer x box_k, and shared memory receives it
-// row by row of dimension 0 (no swizzle: the reading family arranges its threads instead).
+// row by row of dimension 0: as it is, or (swizzle_k, a K-contiguous box of 32, 64 or 128-byte
+// rows) with TMA's swizzle of that row length, which moves the rows' 16-byte chunks so that the
+// same k of 8 adjacent rows falls in different banks.
 struct OperandMap {
   unsigned long long dims[2] = {0, 0};  // elements, contiguous dimension first
   unsigned long long row_bytes = 0;     // stride of dimension 1
   unsigned box[2] = {0, 0};
+  unsigned swizzle_bytes = 0;  // 0: none; 32, 64 or 128
 };
 // Empty when TMA can read the operand in place; otherwise why not (one line).
 std::string operand_map_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
@@ -40,8 +43,8 @@ struct ProblemStaging {
   long long floats() const { return a.floats() + b.floats(); }
 };
 ProblemStaging problem_staging(const Problem& canonical);
-// Throws UsageError with operand_map_problem's reason.
+// Throws UsageError with operand_map_problem's reason, or for a swizzle of another row length.
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
-                                int box_outer, int box_k);
+                                int box_outer, int box_k, bool swizzle_k = false);
 
 }  // namespace gemmlab

@@ -277,13 +277,13 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     tp.stage_a = operand_staging(c.m, c.k, sa.row, sa.col, var.a_k_contig, ca);
     tp.stage_b = operand_staging(c.n, c.k, sb.col, sb.row, !var.b_n_contig, cb);
     // A staged operand's descriptor: rows of `pitch` floats.
-    auto described = [](long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
-                        const OperandStaging& st, int box_outer, int box_k) {
+    auto described = [&t](long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                          const OperandStaging& st, int box_outer, bool swizzle) {
       if (st.pitch) s_outer = k_contig ? st.pitch : 1, s_k = k_contig ? 1 : st.pitch;
-      return describe_operand_map(outer, k, s_outer, s_k, k_contig, box_outer, box_k);
+      return describe_operand_map(outer, k, s_outer, s_k, k_contig, box_outer, t.box_k, swizzle);
     };
-    tp.a = described(c.m, c.k, sa.row, sa.col, var.a_k_contig, tp.stage_a, t.box_m, t.box_k);
-    tp.b = described(c.n, c.k, sb.col, sb.row, !var.b_n_contig, tp.stage_b, t.box_n, t.box_k);
+    tp.a = described(c.m, c.k, sa.row, sa.col, var.a_k_contig, tp.stage_a, t.box_m, t.swizzle_a);
+    tp.b = described(c.n, c.k, sb.col, sb.row, !var.b_n_contig, tp.stage_b, t.box_n, t.swizzle_b);
     if (shared_buffers && tp.staged_floats())
       bind_staged(plan, static_cast<float*>(staged_.get(tp.staged_floats() * sizeof(float), false)));
   }

@@ -33,6 +33,14 @@ EncodeTiled encoder() {
   return fn;
 }
 
+// The swizzle whose span is a row of `bytes` (32, 64 or 128; otherwise none).
+CUtensorMapSwizzle swizzle_of_row(long long bytes) {
+  return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+         : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+         : bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                       : CU_TENSOR_MAP_SWIZZLE_NONE;
+}
+
 }  // namespace
 
 void encode_kmajor_map(void* map, const float* base, long long rows, long long k, long long kp, int planes,
@@ -42,9 +50,7 @@ void encode_kmajor_map(void* map, const float* base, long long rows, long long k
   const cuuint32_t box[3] = {cuuint32_t(box_k), cuuint32_t(box_rows), 1};
   const cuuint32_t step[3] = {1, 1, 1};
   // A box row is one swizzle row, so that wgmma reads the tile with the matching swizzle mode.
-  const auto swizzle = box_k * 4 == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
-                       : box_k * 4 == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                         : CU_TENSOR_MAP_SWIZZLE_32B;
+  const auto swizzle = swizzle_of_row(box_k * 4);
   CUresult r = encoder()(static_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(base),
                          dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -72,8 +78,9 @@ void encode_operand_map(void* map, const float* base, const OperandMap& d) {
   const cuuint64_t strides[1] = {d.row_bytes};
   const cuuint32_t box[2] = {d.box[0], d.box[1]};
   const cuuint32_t step[2] = {1, 1};
+  const auto swizzle = swizzle_of_row(d.swizzle_bytes);
   CUresult r = encoder()(static_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base),
-                         dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                         dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw RuntimeError("cuTensorMapEncodeTiled refused a " + std::to_string(d.dims[1]) + " x " +

@@ -16,8 +16,8 @@ void encode_kmajor_map(void* map, const float* base, long long rows, long long k
 // box_rows x 128 swizzled in 128-byte rows.
 void encode_int8_planes_map(void* map, const void* base, long long rows, long long kp, int planes, int box_rows);
 
-// The descriptor of an operand read in place (describe_operand_map) at this call's address: no
-// swizzle, zeros past the edges. Throws UsageError for an address that is not 16-byte aligned.
+// The descriptor of an operand read in place (describe_operand_map) at this call's address, zeros
+// past the edges. Throws UsageError for an address that is not 16-byte aligned.
 void encode_operand_map(void* map, const float* base, const OperandMap& d);
 
 }  // namespace gemmlab

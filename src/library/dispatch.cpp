@@ -151,11 +151,55 @@ void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, c
     }
 }
 
-// The persistent wgmma kernel (one block per SM walking BM x BN tiles) after its pre-pass, which
-// reads op(A) and op(B) and writes their K-major TF32 planes (1x reads K-major operands in place).
-// With a split tail of s ways (split_tail.cuh) the tiles of the last partial wave have their K split:
-// whole waves of whole tiles, then rounds of split units, whose partial sums every split writes and
-// the last one reads back at one SM's share of the L2 bandwidth.
+// A persistent kernel (one block per SM walking BM x BN tiles) with a split tail of s ways
+// (split_tail.cuh): whole waves of whole tiles, then rounds of split units, each split's partial
+// sums written and read back by the tile's last split at one SM's share of the L2 bandwidth.
+// `k_whole` is the K a whole tile runs (its K tiles, rounded as the kernel loads them).
+struct Persistent {
+  double compute_s;  // the busiest SM's compute and fix-up time
+  int splits;
+  double waves;
+  size_t workspace;  // the partial sums' bytes
+};
+Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktiles, long long bm, long long bn,
+                           long long bk, double k_whole, int s, double sm_rate) {
+  const long long blocks = s > 1 ? std::min<long long>(tiles, gpu.sms / s) * s : std::min<long long>(tiles, gpu.sms);
+  const auto plan = tail::schedule(tiles, std::max(1ll, blocks), s, int(std::min<long long>(ktiles, 1ll << 30)));
+  const double rounds_whole = double(ceil_div(plan.whole, std::max(1ll, blocks)));
+  const double rounds_split = double(ceil_div(plan.units() - plan.whole, std::max(1ll, blocks)));
+  const double k_split = double(ceil_div(ktiles, plan.splits) * bk);
+  const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
+  const double t_fix = plan.splits > 1 ? (1 + plan.splits) * tile_bytes / l2_per_sm : 0;
+  Persistent r;
+  r.compute_s = (rounds_whole * k_whole + rounds_split * k_split) * 2.0 * bm * bn / sm_rate + t_fix;
+  r.splits = plan.splits;
+  r.waves = double(plan.units()) / gpu.sms;
+  r.workspace = plan.splits > 1
+                    ? size_t(std::min<long long>(tiles, gpu.sms)) * size_t(tile_bytes) * size_t(plan.splits)
+                    : 0;
+  return r;
+}
+
+// hopper-simt: the persistent schedule at the family's FFMA rate; the memory floor is the inputs
+// read once and C written (and read, with beta).
+Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s) {
+  auto& t = v.at("tile");
+  const long long bm = t[0], bn = t[1], bk = t[2];
+  const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
+  const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
+  const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate);
+  const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
+  const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
+  Estimate e;
+  e.splits = run.splits;
+  e.waves = run.waves;
+  e.us = std::max(run.compute_s, t_mem) * 1e6;
+  e.workspace = run.workspace;
+  return e;
+}
+
+// The persistent wgmma kernel after its pre-pass, which reads op(A) and op(B) and writes their
+// K-major TF32 planes (1x reads K-major operands in place), with its split tail.
 Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s) {
   auto& t = v.at("tile");
   const long long bm = t[0], bn = t[1], bk = t[2];
@@ -163,15 +207,8 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const int planes = three ? 2 : 1;
   const double kp = double(ceil_div(p.k, 32) * 32);
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
-  const long long blocks = s > 1 ? std::min<long long>(tiles, gpu.sms / s) * s : std::min<long long>(tiles, gpu.sms);
-  const auto plan = tail::schedule(tiles, std::max(1ll, blocks), s, int(std::min<long long>(ktiles, 1ll << 30)));
-  const double rounds_whole = double(ceil_div(plan.whole, std::max(1ll, blocks)));
-  const double rounds_split = double(ceil_div(plan.units() - plan.whole, std::max(1ll, blocks)));
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
-  const double k_split = double(ceil_div(ktiles, plan.splits) * bk);
-  const double t_compute = (rounds_whole * kp + rounds_split * k_split) * 2.0 * bm * bn / sm_rate;
-  const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
-  const double t_fix = plan.splits > 1 ? (1 + plan.splits) * tile_bytes / l2_per_sm : 0;
+  const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate);
   // In place (1x): A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
   const bool a_packed = three || p.trans_a == Trans::yes || p.lda % 4;
   const bool b_packed = three || p.trans_b == Trans::no || p.ldb % 4;
@@ -184,12 +221,11 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // the next tile's loads; with a tiny K it is the whole kernel.
   const double t_store = 4.0 * mn / (kWgmmaStoreShare * bw);
   Estimate e;
-  e.splits = plan.splits;
-  e.waves = double(plan.units()) / gpu.sms;
-  e.us = (std::max({t_compute + t_fix, t_mem, t_store}) + t_pack) * 1e6 +
+  e.splits = run.splits;
+  e.waves = run.waves;
+  e.us = (std::max({run.compute_s, t_mem, t_store}) + t_pack) * 1e6 +
          kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
-  e.workspace = size_t(4.0 * planes * rows_packed * kp);
-  if (plan.splits > 1) e.workspace += size_t(std::min<long long>(tiles, gpu.sms)) * size_t(tile_bytes) * size_t(plan.splits);
+  e.workspace = size_t(4.0 * planes * rows_packed * kp) + run.workspace;
   return e;
 }
 
@@ -349,14 +385,17 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
       if (c.c->kind == Candidate::emulated) {
         e = ozaki_time(gpu, p, c.v);
         if (e.workspace > pack_cap) continue;
-      } else if (c.f->packing(c.v).planes > 0) {
+      } else if (c.f->persistent(c.v)) {
         // The split tail, where the family offers it: up to 64 ways (a huge K with one tile).
+        const bool packed = c.f->packing(c.v).planes > 0;
         const int most = c.v.count("splitk") ? 64 : 1;
         for (int s = 1; s <= most; s = s < 8 ? s + 1 : s * 2) {
-          auto x = wgmma_time(gpu, p, *c.c, c.v, s);
-          if (x.workspace <= pack_cap && x.us < e.us) e = x;
+          auto x = packed ? wgmma_time(gpu, p, *c.c, c.v, s) : hopper_simt_time(gpu, p, *c.c, c.v, s);
+          if (x.workspace <= (packed ? pack_cap : split_cap) && x.us < e.us) e = x;
         }
         if (e.us == INFINITY) continue;
+        if (!packed) add_staging(gpu, p, *c.f, c.v, e);
+        if (e.workspace > max_workspace) continue;
       } else {
         const auto g = c.f->geometry(c.v, p);
         const bool splits = c.v.count("splitk") > 0;

@@ -136,7 +136,7 @@ std::string stress_route(const StressCase& c, const GpuModel& gpu) {
   const auto d = dispatch(gpu, p, c.mode);
   if (d.route != Route::gemm) return "gemv-route" + tail;
   std::string r = d.family == "tf32" ? "tf32-mma" : d.family;
-  if (d.splits > 1) r += d.family == "wgmma" ? " split-tail" : " split-k";
+  if (d.splits > 1) r += d.family == "warptiled" ? " split-k" : " split-tail";
   const auto st = problem_staging(p);
   if (d.family == "hopper-simt" && (st.a.pitch || st.b.pitch || c.offset_a % 4 || c.offset_b % 4)) r += " staged";
   return r + tail;

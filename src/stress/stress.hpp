@@ -57,8 +57,9 @@ class StressGenerator {
 };
 
 // The route a case takes on a GPU the dispatcher's model describes, as the report names it:
-// "gemv", "gemv-route" (a GEMM call with M or N = 1), "split-k", "hopper-simt", "hopper-simt staged",
-// "warptiled", "wgmma", "wgmma split-tail", "tf32-mma", "vectorized"; " unaligned" is appended when
+// "gemv", "gemv-route" (a GEMM call with M or N = 1), "hopper-simt", "hopper-simt split-tail",
+// "hopper-simt staged", "warptiled", "warptiled split-k", "wgmma", "wgmma split-tail", "tf32-mma",
+// "vectorized"; " unaligned" is appended when
 // a pointer is off 16-byte alignment. The built-in table can pick differently for its exact squares.
 std::string stress_route(const StressCase& c, const GpuModel& gpu);
 

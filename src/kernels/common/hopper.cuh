@@ -3,9 +3,19 @@
 // descriptors and the wgmma instructions, as PTX. Compiled by NVRTC with the family's source.
 #pragma once
 
+#include "tma_swizzle.cuh"
+
 namespace hopper {
 
 __device__ inline unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
+// 16 bytes of shared memory at a shared-window address computed as an integer (a swizzled one).
+// Volatile: the slot it reads is refilled between the mbarrier waits that order it.
+__device__ inline float4 lds128(unsigned addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
+  return v;
+}
 
 // mbarriers: 64-bit shared-memory objects counting arrivals and, for TMA, transaction bytes.
 __device__ inline void mbar_init(unsigned long long* bar, unsigned arrivals) {
@@ -124,14 +134,10 @@ __device__ inline unsigned long long kmajor_swizzled_desc(const void* tile) {
   return ((addr & 0x3ffffull) >> 4) | (1ull << 16) | ((8ull * SW >> 4) << 32) | (mode << 62);
 }
 
-// Element (r, c) of a K-major tile of SW-byte rows that TMA stored with the SW-byte swizzle: the
-// 16-byte chunks of each 128-byte line trade places by XOR with the line's position in its
-// 1024-byte period (address bits 4.. XOR bits 7..; SW / 16 - 1 masks how many), so a column read
-// down 8 consecutive rows meets different banks.
+// Element (r, c) of a K-major tile of SW-byte rows that TMA stored with the SW-byte swizzle.
 template <int SW>
 __device__ inline float swizzled_at(const float* tile, int r, int c) {
-  const unsigned offset = unsigned(r * SW + c * 4);
-  return tile[(offset ^ (((offset >> 7) & (SW / 16 - 1)) << 4)) / 4];
+  return tile[tma::swizzled(unsigned(r * SW + c * 4), SW) / 4];
 }
 
 // wgmma ordering: fence before the first wgmma that touches registers written otherwise; commit

@@ -16,7 +16,7 @@ class HopperSimt final : public KernelFamily {
   std::string name() const override { return "hopper-simt"; }
   std::string description() const override {
     return "FP32 on the CUDA cores fed by TMA: a producer warpgroup, an mbarrier pipeline, FFMA-only consumer warps, "
-           "persistent tiles, optional split-K";
+           "persistent tiles, a split tail for the last wave";
   }
   int min_arch() const override { return 90; }
   bool arch_specific() const override { return true; }  // setmaxnreg is sm_90a
@@ -27,7 +27,13 @@ class HopperSimt final : public KernelFamily {
             {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
             {"stages", {6}, 2, 12, "shared-memory slots of the TMA pipeline"},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
-            {"splitk", {1}, 1, 256, "slices of K computed separately, then summed (shapes with few tiles)"}};
+            {"conflict", {1}, 0, 1,
+             "bank conflicts of K-contiguous tiles (row-major A, transposed B) of which a quarter-warp reads several "
+             "rows at one k: none, or TMA's swizzle of their rows",
+             {"none", "swizzle"}},
+            {"splitk", {1}, 1, 256,
+             "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
+             "have their K split this many ways, the partial sums added by the last split to finish"}};
   }
   const char* source() const override { return embedded::hopper_simt_source; }
   std::string entry() const override { return "gemm_hopper_simt"; }
@@ -39,6 +45,9 @@ class HopperSimt final : public KernelFamily {
     // A K-contiguous tile is read 4 k at a time and its rows must be whole 16-byte units for TMA.
     if (t[2] % 4) out.push_back("tile.k " + s(t[2]) + " is not a multiple of 4 (16-byte loads of 4 k)");
     if (t[2] > 64) out.push_back("tile.k " + s(t[2]) + " is over 64 (one K tile is unrolled into the FFMA stream)");
+    if (v.at("conflict")[0] == 1 && t[2] != 8 && t[2] != 16 && t[2] != 32)
+      out.push_back("conflict=swizzle needs tile.k 8, 16 or 32 (a K-contiguous row of 32, 64 or 128 bytes: one TMA "
+                    "swizzle span), not " + s(t[2]) + "; or conflict=none");
     if (!tiled::warp_tile_fits(out, v) || !out.empty()) return out;
     if (consumer_warps(v) % 4)
       out.push_back(s(consumer_warps(v)) + " consumer warps do not fill whole warpgroups (setmaxnreg moves registers "
@@ -57,19 +66,28 @@ class HopperSimt final : public KernelFamily {
     return {tiled::define("BM", t[0]),          tiled::define("BN", t[1]), tiled::define("BK", t[2]),
             tiled::define("WM", w[0]),          tiled::define("WN", w[1]), tiled::define("TM", r[0]),
             tiled::define("TN", r[1]),          tiled::define("STAGES", v.at("stages")[0]),
-            tiled::define("GROUP", v.at("group")[0])};
+            tiled::define("GROUP", v.at("group")[0]), tiled::define("SWIZZLE_A", swizzled(v).a),
+            tiled::define("SWIZZLE_B", swizzled(v).b)};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
-    auto& t = v.at("tile");
-    const long long tiles = ((p.m + t[0] - 1) / t[0]) * ((p.n + t[1] - 1) / t[1]);
-    return {dim3(unsigned(std::min<long long>(tiles, 1ll << 30))), dim3(unsigned(threads(v))), size_t(smem(v))};
+    return {dim3(unsigned(std::min<long long>(tiles(v, p), 1ll << 30))), dim3(unsigned(threads(v))), size_t(smem(v))};
   }
   bool persistent(const ParamValues&) const override { return true; }
+  // The split tail's ways are gridDim.z (one binary serves every split); no reduce kernel: the last
+  // split of each tile adds the partial sums, counted on one arrival counter per tile.
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
-  std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
+  long long workspace_counters(const ParamValues& v, const Problem& p) const override {
+    return v.at("splitk")[0] > 1 ? tiles(v, p) : 0;
+  }
+  // A whole tile per split of every tile that may be in the tail (fewer than the resident blocks).
+  long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const override {
+    auto& t = v.at("tile");
+    const long long tail = resident > 0 ? std::min<long long>(tiles(v, p), resident) : tiles(v, p);
+    return splits > 1 ? tail * t[0] * t[1] * splits : 0;
+  }
   TmaOperands tma_operands(const ParamValues& v) const override {
     auto& t = v.at("tile");
-    return {t[0], t[1], t[2]};
+    return {t[0], t[1], t[2], swizzled(v).a, swizzled(v).b};
   }
   // What TMA needs of the operands' layout that no staged copy gives (the launcher stages an
   // operand whose leading dimension or address TMA cannot read as given).
@@ -82,7 +100,7 @@ class HopperSimt final : public KernelFamily {
     return {};
   }
   // Per block and K tile: two TMA loads (no load instructions in any thread); per consumer warp and
-  // chunk of 4 k: TM + TN 16-byte shared loads. Split-K's slices each store raw partial sums.
+  // chunk of 4 k: TM + TN 16-byte shared loads. The split tail's splits each store partial sums.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
     auto &t = v.at("tile"), &r = v.at("vpt");
     const auto tl = tiling(p, v);
@@ -97,12 +115,13 @@ class HopperSimt final : public KernelFamily {
     m.shared_load_bytes = m.shared_load_inst * 32 * 16;
     m.shared_store_inst = 0;
     // Four columns per store where the thread owns adjacent columns (B outer-contiguous) and C allows it.
-    const bool vec = var.b_n_contig && (splits > 1 ? p.n % 4 == 0 : var.c_vec);
+    const bool vec = var.b_n_contig && var.c_vec;
     tiled::add_epilogue(m, p, tl.blocks * splits * consumer_warps * r[0] * r[1] / (vec ? 4.0 : 1.0));
     m.global_store_bytes *= splits;
-    m.assumptions = {"edge tiles counted like interior ones (TMA loads whole boxes, zero-filled)",
-                     "K tiles split evenly among the slices"};
-    if (splits > 1) m.assumptions.push_back("split-K: the reduce kernel is not counted");
+    m.assumptions = {"edge tiles counted like interior ones (TMA loads whole boxes, zero-filled)"};
+    if (splits > 1)
+      m.assumptions.push_back("split tail: every tile counted as split (an upper bound: only the last wave's are), "
+                              "the partial sums' reads not counted");
     return m;
   }
   std::vector<std::string> search_space() const override {
@@ -113,6 +132,18 @@ class HopperSimt final : public KernelFamily {
   }
 
  private:
+  // Which operands' K-contiguous tiles are swizzled: those of which a quarter-warp (8 lanes, one
+  // wavefront of 16-byte loads) reads several rows at one k. op(A)'s rows go by lane / LANES_N,
+  // op(B)ᵀ's by lane % LANES_N (LANES_N = WN / TN): the one with one row per quarter-warp reads it
+  // as a broadcast, and its loads keep immediate offsets.
+  struct Swizzled {
+    bool a, b;
+  };
+  static Swizzled swizzled(const ParamValues& v) {
+    const bool on = v.at("conflict")[0] == 1;
+    const int lanes_n = v.at("warp")[1] / v.at("vpt")[1];
+    return {on && lanes_n < 8, on && lanes_n > 1};
+  }
   static int consumer_warps(const ParamValues& v) {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]);
   }
@@ -136,6 +167,10 @@ class HopperSimt final : public KernelFamily {
     auto tile_bytes = [&](int outer) { return (4ll * outer * t[2] + 1023) / 1024 * 1024; };
     // Stages, 1024 bytes to align them, two mbarriers per stage.
     return v.at("stages")[0] * (tile_bytes(t[0]) + tile_bytes(t[1])) + 1024 + 16ll * v.at("stages")[0];
+  }
+  static long long tiles(const ParamValues& v, const Problem& p) {
+    auto& t = v.at("tile");
+    return ((p.m + t[0] - 1) / t[0]) * ((p.n + t[1] - 1) / t[1]);
   }
   static tiled::Tiling tiling(const Problem& p, const ParamValues& v) {
     auto& t = v.at("tile");

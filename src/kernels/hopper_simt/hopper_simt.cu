@@ -8,20 +8,27 @@
 // with the slot). The consumer warps (whole warpgroups, given the producer's registers with
 // setmaxnreg) only read shared memory and issue FFMAs: block tile BM x BN, warp tile WM x WN,
 // thread tile TM x TN, as in warptiled. The grid is persistent: each block walks tiles blockIdx.x,
-// + gridDim.x, ... in bands of GROUP tile rows (L2 reuse); gridDim.z > 1 splits K (split-K's
-// partial sums go to the workspace and a reduce kernel adds them), for shapes with too few tiles.
+// + gridDim.x, ... in bands of GROUP tile rows (L2 reuse). With gridDim.z > 1 the tiles of the last,
+// partial wave (every tile when there are fewer tiles than blocks) have their K split gridDim.z
+// ways (split_tail.cuh): the last wave then keeps every SM busy for a fraction of a tile's time,
+// and the tile's last split to finish adds the partial sums in split order (bitwise the same run
+// to run).
 //
 // TMA copies a box in the operand's own layout: it cannot transpose 4-byte elements. A K-contiguous
 // operand (row-major A, transposed B) lands as OUTER rows of BK floats, and a thread reads 4 k of
 // one row per 16-byte load; an outer-contiguous one lands as BK rows of OUTER floats, and a thread
 // reads one k of 4 rows (columns) per load. Either way a chunk of 4 k costs TM + TN 16-byte loads for
-// 4·TM·TN FFMAs. Rows of BK = 8 or 16 floats put two or four rows in one 128-byte bank line, so a
-// thread's rows are interleaved (row = lane / LANES_N + i · LANES_M): the 8 lanes of a quarter-warp
-// (one shared-memory wavefront of 16-byte loads) then read adjacent rows, which fall in different
-// banks. Rows of BK = 32 floats all start in bank 0: a quarter-warp reading several of them at one
-// k conflicts (op(B) K-contiguous at warp 32x64 reads eight; its speed is not measured, perf-log 21).
+// 4·TM·TN FFMAs. A thread's rows of a K-contiguous tile are interleaved (row = lane / LANES_N +
+// i · LANES_M), so the 8 lanes of a quarter-warp (one shared-memory wavefront of 16-byte loads)
+// read the same 4 k of 8 adjacent rows. Rows of BK floats start BK·4 bytes apart, so without more
+// those 8 loads meet the same banks (8-way at BK = 32: op(B) K-contiguous ran at a third of NN's
+// rate, perf-log 21). SWIZZLE_A and SWIZZLE_B (the host sets them where a quarter-warp reads
+// several rows of that operand's tile) have TMA store such a tile with the swizzle of its row
+// length (32, 64 or 128 bytes): the 16-byte chunks of each 128-byte line trade places by XOR with
+// the line's position in its 1024-byte period, so the 8 rows' chunks land in 8 different bank groups.
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
+#include "split_tail.cuh"
 
 constexpr int WARPS_N = BN / WN;
 constexpr int CONSUMERS = (BM / WM) * WARPS_N;  // consumer warps, whole warpgroups
@@ -42,18 +49,24 @@ static_assert(CONSUMERS % 4 == 0, "consumer warps fill whole warpgroups");
 constexpr int LANES_N = WN / TN, LANES_M = WM / TM;
 constexpr int KCHUNK = 4;  // k values per 16-byte load of a K-contiguous tile
 
-// An operand's K tile in shared memory as TMA writes it: OUTER x BK, K-contiguous or not. Each
-// tile starts 1024-byte aligned (what any TMA destination needs, swizzled or not).
-template <int OUTER, bool K_CONTIG>
+// An operand's K tile in shared memory as TMA writes it: OUTER x BK, K-contiguous or not, swizzled
+// or not (SWIZZLED: a K-contiguous tile TMA stored with the swizzle of its row length). Each tile
+// starts 1024-byte aligned (what any TMA destination needs, and the swizzle's period).
+template <int OUTER, bool K_CONTIG, bool SWIZZLED>
 struct TmaTile {
   static constexpr int kBytes = (OUTER * BK * 4 + 1023) / 1024 * 1024;
+  static_assert(!SWIZZLED || (K_CONTIG && (BK == 8 || BK == 16 || BK == 32)), "swizzled rows are 32 to 128 bytes");
   // K_CONTIG: k .. k+3 of row o (k a multiple of 4); otherwise rows o .. o+3 (o a multiple of 4) at k.
   __device__ static float4 read4(const float* s, int o, int k) {
-    return *reinterpret_cast<const float4*>(s + (K_CONTIG ? o * BK + k : k * OUTER + o));
+    if (!SWIZZLED) return *reinterpret_cast<const float4*>(s + (K_CONTIG ? o * BK + k : k * OUTER + o));
+    // A row's chunk bits are zero, so its swizzled address XOR k's byte offset is the chunk's:
+    // one LOP3 per load once the row's part is known (once per K tile).
+    const unsigned row = hopper::smem_addr(s) + unsigned(o * BK * 4);
+    return hopper::lds128(tma::swizzled(row, BK * 4) ^ unsigned(k * 4));
   }
 };
-using TileA = TmaTile<BM, A_K_CONTIG>;
-using TileB = TmaTile<BN, !B_N_CONTIG>;
+using TileA = TmaTile<BM, A_K_CONTIG, A_K_CONTIG && SWIZZLE_A>;
+using TileB = TmaTile<BN, !B_N_CONTIG, !B_N_CONTIG && SWIZZLE_B>;
 constexpr int STAGE_BYTES = TileA::kBytes + TileB::kBytes;
 
 // Which rows and columns of the block tile a consumer thread owns. Along a dimension the operand
@@ -68,24 +81,33 @@ struct Owned {
   __device__ int at(int i) const { return K_CONTIG ? first + i * LANES : first + (i / 4) * LANES * 4 + i % 4; }
 };
 
-// The producer: one thread issues both loads of every K tile of every tile this block computes.
+// Which tile a unit of the schedule computes, in bands of GROUP tile rows.
+__device__ inline void tile_origin(const tail::Unit& w, long long tiles_m, long long tiles_n, long long& m0,
+                                   long long& n0) {
+  long long tm, tn;
+  hopper::banded_tile(w.tile, tiles_m, tiles_n, GROUP, tm, tn);
+  m0 = tm * BM, n0 = tn * BN;
+}
+
+// The producer: one thread issues both loads of every K tile of every unit this block computes.
 __device__ inline void produce(const TensorMaps& maps, float* smem, unsigned long long* full, unsigned long long* empty,
-                               long long tiles_m, long long tiles_n, int kt_first, int kt_count) {
+                               const tail::Schedule& plan, long long tiles_m, long long tiles_n, long long worker,
+                               long long workers) {
   int round_slot = 0;  // K tiles issued so far
-  for (long long u = blockIdx.x; u < tiles_m * tiles_n; u += gridDim.x) {
-    long long tm, tn;
-    hopper::banded_tile(u, tiles_m, tiles_n, GROUP, tm, tn);
-    const int m0 = int(tm * BM), n0 = int(tn * BN);
-    for (int kt = kt_first; kt < kt_first + kt_count; ++kt, ++round_slot) {
+  for (long long u = worker; u < plan.units(); u += workers) {
+    const tail::Unit w = plan.unit(u);
+    long long m0, n0;
+    tile_origin(w, tiles_m, tiles_n, m0, n0);
+    for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
       const int s = round_slot % STAGES;
       hopper::mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
       hopper::mbar_expect_bytes(&full[s], STAGE_BYTES);
       unsigned char* slot = reinterpret_cast<unsigned char*>(smem) + s * STAGE_BYTES;
       const int k0 = kt * BK;
-      if (A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, k0, m0, &full[s]);
-      else hopper::tma_load_2d(slot, &maps.a, m0, k0, &full[s]);
-      if (B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, n0, k0, &full[s]);
-      else hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, k0, n0, &full[s]);
+      if (A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, k0, int(m0), &full[s]);
+      else hopper::tma_load_2d(slot, &maps.a, int(m0), k0, &full[s]);
+      if (B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, int(n0), k0, &full[s]);
+      else hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, k0, int(n0), &full[s]);
     }
   }
 }
@@ -151,33 +173,33 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, CONSUMERS);
   __syncthreads();
 
+  // Every block of the grid is one worker of the schedule; gridDim.z is the split tail's ways.
   const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
-  // Split-K: slice blockIdx.z of gridDim.z takes an equal run of the K tiles.
-  const int ktiles = int((g.k + BK - 1) / BK), per_split = (ktiles + gridDim.z - 1) / gridDim.z;
-  const int kt_first = blockIdx.z * per_split, kt_count = max(0, min(ktiles, kt_first + per_split) - kt_first);
+  const long long workers = (long long)gridDim.x * gridDim.z, worker = (long long)blockIdx.z * gridDim.x + blockIdx.x;
+  const int splits = gridDim.z;
+  const tail::Schedule plan = tail::schedule(tiles_m * tiles_n, workers, splits, int((g.k + BK - 1) / BK));
 
   if (warp >= CONSUMERS) {
     if (REBALANCE) regs_dealloc<PRODUCER_REGS>();
-    if (warp == CONSUMERS && lane == 0) produce(maps, smem, full, empty, tiles_m, tiles_n, kt_first, kt_count);
+    if (warp == CONSUMERS && lane == 0) produce(maps, smem, full, empty, plan, tiles_m, tiles_n, worker, workers);
     return;
   }
   if (REBALANCE) regs_alloc<CONSUMER_REGS>();
 
   const Owned<LANES_M, A_K_CONTIG> rows((warp / WARPS_N) * WM, lane / LANES_N);
   const Owned<LANES_N, !B_N_CONTIG> cols((warp % WARPS_N) * WN, lane % LANES_N);
-  const GemmArgs out = gl::splitk_output(g, blockIdx.z, gridDim.z);
   // Four adjacent columns per 16-byte store where the thread owns them (B outer-contiguous).
-  const bool vec = B_N_CONTIG && (gridDim.z > 1 ? g.n % 4 == 0 : C_VEC);
+  const bool vec = B_N_CONTIG && C_VEC;
+  __shared__ bool last_split;
   int round_slot = 0;
-  for (long long u = blockIdx.x; u < tiles_m * tiles_n; u += gridDim.x) {
-    long long tm, tn;
-    banded_tile(u, tiles_m, tiles_n, GROUP, tm, tn);
+  for (long long u = worker; u < plan.units(); u += workers) {
+    const tail::Unit w = plan.unit(u);
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
       for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-    for (int kt = 0; kt < kt_count; ++kt, ++round_slot) {
+    for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
       const int s = round_slot % STAGES;
       mbar_wait(&full[s], (round_slot / STAGES) & 1);
       const float* slot = reinterpret_cast<const float*>(reinterpret_cast<const unsigned char*>(smem) + s * STAGE_BYTES);
@@ -190,21 +212,27 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       __syncwarp();
       if (lane == 0) mbar_arrive(&empty[s]);
     }
-    const long long m0 = tm * BM, n0 = tn * BN;
+    if (w.split >= 0) {
+      // A split of the tail: its partial sums go to the workspace; the tile's last split to arrive
+      // adds them (all consumer threads together, named barrier 1) and stores the tile.
+      const long long first = (w.tile - plan.whole) * splits;
+      tail::store_partial(g.workspace, first + w.split, threadIdx.x, 32 * CONSUMERS, acc);
+      if (!tail::last_arrival(g.counters + w.tile, splits, 32 * CONSUMERS, &last_split)) continue;
+      tail::add_partials(g.workspace, first, splits, threadIdx.x, 32 * CONSUMERS, acc);
+      if (threadIdx.x == 0) g.counters[w.tile] = 0;
+    }
+    long long m0, n0;
+    tile_origin(w, tiles_m, tiles_n, m0, n0);
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
       for (int j = 0; j < TN; j += 4) {
         if (vec) {
-          gl::store_c4(out, m0 + rows.at(i), n0 + cols.at(j), &acc[i][j], true);
+          gl::store_c4(g, m0 + rows.at(i), n0 + cols.at(j), &acc[i][j], true);
         } else {
 #pragma unroll
-          for (int jj = 0; jj < 4; ++jj) gl::store_c(out, m0 + rows.at(i), n0 + cols.at(j + jj), acc[i][j + jj]);
+          for (int jj = 0; jj < 4; ++jj) gl::store_c(g, m0 + rows.at(i), n0 + cols.at(j + jj), acc[i][j + jj]);
         }
       }
   }
-}
-
-extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
-  gl::splitk_reduce(g, splits);
 }
