@@ -107,11 +107,11 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   auto odd = pick(g, shape(4097, 4097, 4097), MathMode::strict_fp32);
   EXPECT_EQ(odd.family, "hopper-simt") << odd.why;
   EXPECT_GE(odd.workspace_bytes, size_t(2) * 4097 * 4100 * 4);
-  // op(B) K-contiguous (row-major NT, column-major TN): hopper-simt's warp tile reads it 8-way
-  // conflicted (0.3x cuBLAS measured): warptiled takes those.
+  // op(B) K-contiguous (row-major NT, column-major TN): swizzled, hopper-simt reads it at 0.98 of
+  // its NN speed (measured), and keeps those.
   for (auto [l, ta, tb] : {std::tuple{Layout::row_major, Trans::no, Trans::yes}, {Layout::col_major, Trans::yes, Trans::no}}) {
     auto bt = pick(g, shape(4096, 4096, 4096, l, ta, tb), MathMode::strict_fp32);
-    EXPECT_EQ(bt.family, "warptiled") << bt.why;
+    EXPECT_EQ(bt.family, "hopper-simt") << bt.why;
   }
   EXPECT_EQ(pick(g, shape(4096, 4096, 4096, Layout::col_major, Trans::no, Trans::yes), MathMode::strict_fp32).family,
             "hopper-simt");

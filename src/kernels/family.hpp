@@ -110,6 +110,10 @@ struct TmaOperands {
   // Whether op(A)'s and op(B)ᵀ's boxes, where K-contiguous, are stored with TMA's swizzle of their
   // row length.
   bool swizzle_a = false, swizzle_b = false;
+  // The kernel of the family's source that copies an operand TMA cannot read as given to 16-byte
+  // rows, called as (float* dst, long long pitch, const float* src, long long stride, long long rows,
+  // long long row_floats) with 256-thread blocks.
+  const char* stage_entry = "gemm_stage_rows";
   bool used() const { return box_k > 0; }
 };
 

@@ -134,13 +134,16 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
   } else if (plan.tma.used) {
     // A staged operand is copied row by row to 16-byte rows first (op(A) M x K, op(B)ᵀ N x K; the
     // copy's rows follow the operand's contiguous dimension).
+    const auto& t = plan.tma;
     auto read_from = [&](const float* x, const OperandStaging& st, float* staged) -> const float* {
       if (!st.pitch) return x;
-      GEMMLAB_CUDA(cudaMemcpy2DAsync(staged, size_t(st.pitch) * 4, x, size_t(st.stride) * 4,
-                                     size_t(st.row_floats) * 4, size_t(st.rows), cudaMemcpyDeviceToDevice, stream));
+      long long pitch = st.pitch, stride = st.stride, rows = st.rows, row_floats = st.row_floats;
+      void* args_stage[] = {&staged, &pitch, &x, &stride, &rows, &row_floats};
+      const dim3 grid(unsigned(std::min<long long>((row_floats + 1023) / 1024, 64)),
+                      unsigned(std::min<long long>(rows, 65535)));
+      GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(t.stage), grid, dim3(256), args_stage, 0, stream));
       return staged;
     };
-    const auto& t = plan.tma;
     TensorMaps maps;
     encode_operand_map(maps.a, read_from(args.a, t.stage_a, t.staged), t.a);
     encode_operand_map(maps.b, read_from(args.b, t.stage_b, t.staged + t.stage_a.floats()), t.b);
@@ -274,6 +277,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
       if (!why.empty()) throw UsageError(family_.name() + ": " + why);
     auto& tp = plan.tma;
     tp.used = true;
+    tp.stage = k.stage;
     tp.stage_a = operand_staging(c.m, c.k, sa.row, sa.col, var.a_k_contig, ca);
     tp.stage_b = operand_staging(c.n, c.k, sb.col, sb.row, !var.b_n_contig, cb);
     // A staged operand's descriptor: rows of `pitch` floats.
@@ -331,6 +335,7 @@ FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeome
     if (auto spec = family_.packing(values_); spec.planes > 0) k.pack = k.module.kernel(spec.entry);
     if (auto spec = family_.packing(values_); spec.int8()) k.scan = k.module.kernel(spec.scan_entry);
     if (!family_.reduce_entry().empty()) k.reduce = k.module.kernel(family_.reduce_entry());
+    if (auto t = family_.tma_operands(values_); t.used()) k.stage = k.module.kernel(t.stage_entry);
     GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, reinterpret_cast<const void*>(k.kernel)));
     it = loaded_.emplace(key, std::move(k)).first;
   }

@@ -54,6 +54,7 @@ struct PackedOperands {
 // staged one in `staged` (staged_floats() floats, bind_staged), where the descriptor points.
 struct TmaPlan {
   bool used = false;
+  cudaKernel_t stage = nullptr;  // the family's copy to 16-byte rows
   OperandMap a, b;
   OperandStaging stage_a, stage_b;  // pitch 0: in place
   float* staged = nullptr;
@@ -130,6 +131,7 @@ class FamilyLauncher {
     Module module;
     cudaKernel_t kernel = nullptr;
     cudaKernel_t reduce = nullptr;
+    cudaKernel_t stage = nullptr;
     cudaKernel_t pack = nullptr;  // the operand pre-pass, when the family packs
     cudaKernel_t scan = nullptr;  // its first pass (Packing::int8)
     cudaFuncAttributes attrs{};

@@ -53,11 +53,10 @@ const Candidate kSimt[] = {
 };
 // On 9.0, hopper-simt (TMA-fed FFMA, persistent, one block per SM; 168 registers at launch, the
 // consumers get more): 47.9 TFLOP/s at 4096³ (results/h100/simt/), against warptiled's 45.3 there.
-// With op(B) K-contiguous (row-major NT, column-major TN) its 32x64 warp tile reads B's fragments
-// 8-way bank-conflicted: 0.27-0.36x cuBLAS SGEMM over the corpus's 31 such shapes (report of
-// 00bbb59), where warptiled ran 0.72-0.84x: a third of the rate.
+// With op(B) K-contiguous (row-major NT, column-major TN) its B tile is swizzled (conflict=swizzle):
+// 0.98 of NN's speed at 4096³ and 8192³ (results/h100/simt/issue30-a1d00d7; 0.27x cuBLAS before).
 const Candidate kSimtHopper[] = {
-    {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.25},
+    {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.72},
 };
 // Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};

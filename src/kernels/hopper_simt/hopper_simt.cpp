@@ -87,7 +87,7 @@ class HopperSimt final : public KernelFamily {
   }
   TmaOperands tma_operands(const ParamValues& v) const override {
     auto& t = v.at("tile");
-    return {t[0], t[1], t[2], swizzled(v).a, swizzled(v).b};
+    return {t[0], t[1], t[2], swizzled(v).a, swizzled(v).b, "gemm_stage_rows"};
   }
   // What TMA needs of the operands' layout that no staged copy gives (the launcher stages an
   // operand whose leading dimension or address TMA cannot read as given).
