@@ -1,5 +1,7 @@
 #include "kernels/tiled.hpp"
 
+#include <algorithm>
+
 namespace gemmlab::tiled {
 
 void chunk_violations(std::vector<std::string>& out, int bm, int bn, int bk, int tm, int tn, int threads) {
@@ -71,6 +73,15 @@ int merged_loads(int len, int align) {
 
 Tiling tiling(const Problem& p, int bm, int bn, int bk) {
   return {double((p.m + bm - 1) / bm) * double((p.n + bn - 1) / bn), double((p.k + bk - 1) / bk)};
+}
+
+long long tail_counters(const Problem& p, int bm, int bn, int splits) {
+  return splits > 1 ? ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) : 0;
+}
+
+long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, int resident) {
+  const long long tiles = tail_counters(p, bm, bn, splits);
+  return (resident > 0 ? std::min<long long>(tiles, resident) : tiles) * bm * bn * splits;
 }
 
 void add_epilogue(KernelModel& m, const Problem& p, double stores) {

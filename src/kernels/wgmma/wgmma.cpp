@@ -131,14 +131,10 @@ class Wgmma final : public KernelFamily {
   // split of each tile adds the partial sums, counted on one arrival counter per tile.
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   long long workspace_counters(const ParamValues& v, const Problem& p) const override {
-    return v.at("splitk")[0] > 1 ? tiles(v, p) : 0;
+    return tiled::tail_counters(p, v.at("tile")[0], v.at("tile")[1], v.at("splitk")[0]);
   }
-  // A whole tile per split of every tile that may be in the tail (fewer than the resident blocks), in
-  // the consumers' register order.
   long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const override {
-    auto& t = v.at("tile");
-    const long long tail = resident > 0 ? std::min<long long>(tiles(v, p), resident) : tiles(v, p);
-    return splits > 1 ? tail * t[0] * t[1] * splits : 0;
+    return tiled::tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident);
   }
   int cluster(const ParamValues& v) const override { return v.at("cluster")[0]; }
   Packing packing(const ParamValues& v) const override {
@@ -187,10 +183,6 @@ class Wgmma final : public KernelFamily {
   }
 
  private:
-  static long long tiles(const ParamValues& v, const Problem& p) {
-    auto& t = v.at("tile");
-    return ((p.m + t[0] - 1) / t[0]) * ((p.n + t[1] - 1) / t[1]);
-  }
   static bool a_registers(const ParamValues& v) { return v.at("mode")[0] == 0 && v.at("split_a")[0] == 1; }
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
