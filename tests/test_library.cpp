@@ -137,6 +137,20 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
                                         (tensor.splits > 1 ? size_t(132) * tt[0] * tt[1] * 4 * tensor.splits : 0));
 }
 
+// A partial last wave on hopper-simt: 2049³ is 289 tiles of 128x128, 2 waves of 132 and 25 more;
+// the model splits those 25 (the split tail, issue 30: 4 ways measured best) instead of running a
+// third wave of whole tiles, and says so.
+TEST(Dispatch, PartialLastWaveIsSplit) {
+  auto d = pick(GpuModel::h100(), shape(2049, 2049, 2049), MathMode::strict_fp32);
+  EXPECT_EQ(d.family, "hopper-simt") << d.why;
+  EXPECT_GE(d.splits, 3) << d.why;
+  EXPECT_LE(d.splits, 8) << d.why;
+  EXPECT_NE(d.why.find("K split"), std::string::npos) << d.why;
+  // warptiled (the A100) has no split tail: split-K over 19 waves only adds its reduce pass.
+  auto a100 = pick(GpuModel::a100(), shape(8192, 8192, 8192), MathMode::strict_fp32);
+  EXPECT_EQ(a100.splits, 1) << a100.why;
+}
+
 TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
   auto g = GpuModel::h100();
   // 768²: 18 tiles of 128x256 would leave 114 of 132 SMs idle.

@@ -355,6 +355,9 @@ TEST(Wgmma, KstepHoldsFourFragmentsAndStaysFp32) {
   EXPECT_NE(std::find(d.begin(), d.end(), "-DACCUM=2"), d.end());
 }
 
+#include <algorithm>
+#include <set>
+
 #include "kernels/common/split_tail.cuh"
 
 // Every tile's K is computed exactly once: whole, or as the union of its splits' disjoint ranges;
@@ -385,9 +388,39 @@ TEST(SplitTail, CoversEveryTileOnceAndSplitsOnlyTheLastWave) {
   EXPECT_EQ(tail::schedule(264, 132, 4, 10).units(), 264);
 }
 
+// Random shapes and grids as the launcher sizes them (gridDim.x = min(tiles, resident / splits),
+// gridDim.z = splits): every K tile of every tile done once by some worker, and each split's partial
+// sums in a slot of its own inside the workspace the families ask for (tiled::tail_workspace_floats).
+TEST(SplitTail, RandomShapesAndGridsFitTheWorkspace) {
+  std::mt19937 rng(30);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int bm = 128, bn = 128;
+    Problem p = Problem::square(1);
+    p.m = 1 + rng() % 3000, p.n = 1 + rng() % 3000, p.k = 1 + rng() % 3000;
+    const int splits = 1 + int(rng() % 12), resident = 1 + int(rng() % 264), ktiles = int((p.k + 31) / 32);
+    const long long tiles = ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn);
+    const long long grid_x = std::max(1ll, std::min<long long>(tiles, resident / splits)), workers = grid_x * splits;
+    if (resident / splits == 0) continue;  // the dispatcher never asks for more ways than SMs
+    const auto s = tail::schedule(tiles, workers, splits, ktiles);
+    const long long slots = tiled::tail_workspace_floats(p, bm, bn, splits, resident) / (bm * bn);
+    std::vector<int> done(size_t(tiles * ktiles), 0);
+    std::set<long long> used;
+    for (long long w = 0; w < workers; ++w)
+      for (long long u = w; u < s.units(); u += workers) {
+        const auto x = s.unit(u);
+        for (int k = x.k0; k < x.k1; ++k) ++done[size_t(x.tile * ktiles + k)];
+        if (x.split < 0) continue;
+        const long long slot = (x.tile - s.whole) * s.splits + x.split;
+        EXPECT_TRUE(used.insert(slot).second) << "slot " << slot << " twice";
+        EXPECT_LT(slot, slots) << p.m << "x" << p.n << " splits " << splits << " resident " << resident;
+      }
+    EXPECT_EQ(std::count(done.begin(), done.end(), 1), tiles * ktiles) << p.m << "x" << p.n << "x" << p.k;
+    EXPECT_EQ(tiled::tail_counters(p, bm, bn, splits), splits > 1 ? tiles : 0);
+  }
+}
+
 // ---- hopper-simt: TMA-fed FFMA kernels (they compile in test_compile's search-space test) ----
 #include <map>
-#include <set>
 
 #include "kernels/common/tma_swizzle.cuh"
 #include "kernels/tma_operands.hpp"
