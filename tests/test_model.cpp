@@ -441,7 +441,8 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   EXPECT_NE(why("tile=256x512x16").find("outside 4..256"), std::string::npos);  // one TMA box a side
   EXPECT_NE(why("tile=64x96x16,warp=32x32,vpt=4x8").find("6 consumer warps do not fill whole warpgroups"),
             std::string::npos);
-  EXPECT_NE(why("tile=64x64x64,warp=32x32,vpt=4x8").find("conflict=swizzle needs tile.k 8, 16 or 32"), std::string::npos);
+  EXPECT_NE(why("tile=64x64x64,warp=32x32,vpt=4x8").find("conflict=swizzle or all needs tile.k 8, 16 or 32"),
+            std::string::npos);
   EXPECT_EQ(why("tile=64x64x64,warp=32x32,vpt=4x8,conflict=none"), "");
   // 8 consumer warps and the producer warpgroup; a block per tile until the launcher caps the grid.
   auto v = parse_params(f, "tile=128x256x16,warp=64x64,vpt=8x16");
@@ -485,7 +486,7 @@ TEST(HopperSimt, SwizzledTilesReadInOneWavefront) {
   for (const char* params : {"", "tile=128x128x16,warp=64x32,vpt=8x8", "tile=128x256x16,warp=64x64,vpt=8x16",
                              "tile=128x128x8,warp=32x64,vpt=4x16", "tile=64x64x8,warp=32x32,vpt=4x8",
                              "tile=128x128x32,warp=64x32,vpt=8x8"}) {
-    for (const char* conflict : {"swizzle", "none"}) {
+    for (const char* conflict : {"swizzle", "all", "none"}) {
       auto v = parse_params(f, std::string(params) + (*params ? "," : "") + "conflict=" + conflict);
       ASSERT_EQ(rejection(f, format_params(f, v)), "") << params;
       const int bk = v.at("tile")[2], wm = v.at("warp")[0], wn = v.at("warp")[1];
@@ -497,16 +498,17 @@ TEST(HopperSimt, SwizzledTilesReadInOneWavefront) {
           worst_a = std::max(worst_a, wavefronts(bk, t.swizzle_a, lanes_n, false, lanes_m, i, k));
           worst_b = std::max(worst_b, wavefronts(bk, t.swizzle_b, lanes_n, true, lanes_n, i, k));
         }
-      if (std::string(conflict) == "swizzle") {
+      if (std::string(conflict) != "none") {
         EXPECT_EQ(worst_a, 1) << params << ": op(A) K-contiguous";
         EXPECT_EQ(worst_b, 1) << params << ": op(B) K-contiguous";
+        EXPECT_TRUE(std::string(conflict) == "swizzle" || (t.swizzle_a && t.swizzle_b)) << params;
         ++checked;
       } else if (bk == 32 && lanes_n == 8) {
         EXPECT_EQ(worst_b, 8) << params << ": unswizzled rows of 128 bytes meet one bank group";
       }
     }
   }
-  EXPECT_EQ(checked, 6);
+  EXPECT_EQ(checked, 12);
 }
 
 // Every layout of op(A) and op(B)ᵀ: the contiguous dimension goes first, the box follows it, and

@@ -27,10 +27,10 @@ class HopperSimt final : public KernelFamily {
             {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
             {"stages", {6}, 2, 12, "shared-memory slots of the TMA pipeline"},
             {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
-            {"conflict", {1}, 0, 1,
-             "bank conflicts of K-contiguous tiles (row-major A, transposed B) of which a quarter-warp reads several "
-             "rows at one k: none, or TMA's swizzle of their rows",
-             {"none", "swizzle"}},
+            {"conflict", {1}, 0, 2,
+             "bank conflicts of K-contiguous tiles (row-major A, transposed B): none, TMA's swizzle of their rows "
+             "where a quarter-warp reads several of them at one k, or of every K-contiguous tile (all)",
+             {"none", "swizzle", "all"}},
             {"splitk", {1}, 1, 256,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
              "have their K split this many ways, the partial sums added by the last split to finish"}};
@@ -45,8 +45,8 @@ class HopperSimt final : public KernelFamily {
     // A K-contiguous tile is read 4 k at a time and its rows must be whole 16-byte units for TMA.
     if (t[2] % 4) out.push_back("tile.k " + s(t[2]) + " is not a multiple of 4 (16-byte loads of 4 k)");
     if (t[2] > 64) out.push_back("tile.k " + s(t[2]) + " is over 64 (one K tile is unrolled into the FFMA stream)");
-    if (v.at("conflict")[0] == 1 && t[2] != 8 && t[2] != 16 && t[2] != 32)
-      out.push_back("conflict=swizzle needs tile.k 8, 16 or 32 (a K-contiguous row of 32, 64 or 128 bytes: one TMA "
+    if (v.at("conflict")[0] >= 1 && t[2] != 8 && t[2] != 16 && t[2] != 32)
+      out.push_back("conflict=swizzle or all needs tile.k 8, 16 or 32 (a K-contiguous row of 32, 64 or 128 bytes: one TMA "
                     "swizzle span), not " + s(t[2]) + "; or conflict=none");
     if (!tiled::warp_tile_fits(out, v) || !out.empty()) return out;
     if (consumer_warps(v) % 4)
@@ -132,14 +132,15 @@ class HopperSimt final : public KernelFamily {
   // Which operands' K-contiguous tiles are swizzled: those of which a quarter-warp (8 lanes, one
   // wavefront of 16-byte loads) reads several rows at one k. op(A)'s rows go by lane / LANES_N,
   // op(B)ᵀ's by lane % LANES_N (LANES_N = WN / TN): the one with one row per quarter-warp reads it
-  // as a broadcast, and its loads keep immediate offsets.
+  // as a broadcast, and its loads keep immediate offsets (conflict=all swizzles it too: whether
+  // the 4 rows a warp's quarters read then share a wavefront is the experiment).
   struct Swizzled {
     bool a, b;
   };
   static Swizzled swizzled(const ParamValues& v) {
-    const bool on = v.at("conflict")[0] == 1;
+    const int conflict = v.at("conflict")[0];
     const int lanes_n = v.at("warp")[1] / v.at("vpt")[1];
-    return {on && lanes_n < 8, on && lanes_n > 1};
+    return {conflict == 2 || (conflict == 1 && lanes_n < 8), conflict == 2 || (conflict == 1 && lanes_n > 1)};
   }
   static int consumer_warps(const ParamValues& v) {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]);
