@@ -183,8 +183,10 @@ TEST(Experiment, EveryShippedExperimentLoads) {
       int valid = 0;
       for (auto& k : e.kernels) valid += k.invalid.empty();
       EXPECT_GT(valid, 0);
-      // The FP32-accurate section names its routes' parameters: every one must parse.
-      if (name == "fp32-accurate") EXPECT_EQ(valid, int(e.kernels.size()));
+      // The FP32-accurate and layout sections name their kernels' parameters: every one must parse.
+      if (name == "fp32-accurate" || name == "layouts") EXPECT_EQ(valid, int(e.kernels.size()));
+      // The layout section runs each size in all eight storage orders.
+      if (name == "layouts") EXPECT_EQ(e.problems.size(), 8u);
     }
 }
 
@@ -382,6 +384,44 @@ TEST(Plot, SpeedAgainstErrorPutsEachRouteOverCublas) {
   r = run_cli("plot " + (dir / "accurate.json").string() + " --out " + dir.string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_FALSE(fs::exists(dir / "fp32-accurate-speed-error.png"));
+  fs::remove_all(dir);
+}
+
+// The layout section's bars: one group per storage order (a plot keyed by size alone would keep one
+// bar per kernel for all eight), so the figure is as wide as eight groups need.
+TEST(Plot, BarsOfSeveralLayoutsGroupPerLayout) {
+  auto dir = scratch("plot-layouts");
+  auto src = fs::path(GEMMLAB_SOURCE_DIR);
+  auto sample = nlohmann::json::parse(*read_file(src / "results/h100/fp32-accurate.json"));
+  auto png_width = [](const std::string& png) {  // the IHDR chunk's width, big-endian
+    return (unsigned(uint8_t(png[16])) << 24) | (unsigned(uint8_t(png[17])) << 16) | (unsigned(uint8_t(png[18])) << 8) |
+           unsigned(uint8_t(png[19]));
+  };
+  unsigned width[2] = {0, 0};
+  for (int several : {0, 1}) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const char* layout : {"row", "col"})
+      for (const char* ta : {"n", "t"})
+        for (const char* tb : {"n", "t"})
+          for (auto [kernel, speed] : {std::pair{"cublas", 1.0}, {"hopper-simt", 0.9}, {"gemmlab", 0.92}}) {
+            if (!several && (std::string(layout) != "row" || std::string(ta) != "n" || std::string(tb) != "n")) continue;
+            rows.push_back({{"kernel", kernel}, {"precision", "fp32"}, {"op", "gemm"}, {"m", 4096}, {"n", 4096},
+                            {"k", 4096}, {"alpha", 1.0}, {"beta", 0.0}, {"layout", layout}, {"trans_a", ta},
+                            {"trans_b", tb}, {"status", "ok"}, {"median_ms", 3.0}, {"gflops", 45000.0},
+                            {"x_cublas", speed}, {"verified", true}, {"details", nlohmann::json::object()}});
+          }
+    sample["results"] = rows;
+    sample["metadata"]["experiment"] = {{"name", "layouts"},
+                                        {"plots", {{{"kind", "bar"}, {"name", "x-cublas"}, {"y", "x_cublas"}}}}};
+    std::ofstream(dir / "layouts.json") << sample.dump();
+    auto r = run_cli("plot " + (dir / "layouts.json").string() + " --out " + dir.string());
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto png = read_file(dir / "layouts-x-cublas.png");
+    ASSERT_TRUE(png && png->size() > 24);
+    width[several] = png_width(*png);
+    fs::remove(dir / "layouts-x-cublas.png");
+  }
+  EXPECT_GT(width[1], width[0] + 300) << width[0] << " px for one layout, " << width[1] << " for eight";
   fs::remove_all(dir);
 }
 

@@ -183,15 +183,26 @@ def plot_heatmap(rows, spec, path, title):
     return True
 
 
+def layout_code(r):
+    """C's storage order, then op(A) and op(B): RNN, CTN, ..."""
+    return ("R" if r["layout"] == "row" else "C") + r["trans_a"].upper() + r["trans_b"].upper()
+
+
 def plot_bar(rows, spec, path, title, ceilings):
-    """Groups of bars, one group per problem size, one bar per label (its best configuration)."""
+    """Groups of bars, one group per problem (its size, and its layout where the rows have several),
+    one bar per label (its best configuration)."""
     y = spec.get("y", "gflops")
     good = ok(rows)
     if not good:
         return False
+    several_layouts = len({layout_code(r) for r in good if r.get("op") != "gemv"}) > 1
+
+    def group(r):
+        return size_of(r) + (" " + layout_code(r) if several_layouts and r.get("op") != "gemv" else "")
+
     best = OrderedDict()
     for r in good:
-        key = (size_of(r), label_of(r))
+        key = (group(r), label_of(r))
         if key not in best or r.get(y, 0) > best[key].get(y, 0):
             best[key] = r
     sizes = list(OrderedDict.fromkeys(k[0] for k in best))
@@ -205,8 +216,8 @@ def plot_bar(rows, spec, path, title, ceilings):
         bars = ax.bar(xs, vals, width, label=n, color=colors[ni * 2 % 20 + ni // 10 % 2])
         for b, v in zip(bars, vals):
             if v:
-                ax.text(b.get_x() + b.get_width() / 2, b.get_height(), "%.0f" % v, ha="center", va="bottom",
-                        fontsize=6, rotation=90)
+                ax.text(b.get_x() + b.get_width() / 2, b.get_height(), ("%.2f" if y == "x_cublas" else "%.0f") % v,
+                        ha="center", va="bottom", fontsize=6, rotation=90)
     ax.set_xticks([si + width * (len(names) - 1) / 2 for si in range(len(sizes))])
     ax.set_xticklabels(sizes, rotation=20, ha="right", fontsize=8)
     ceiling = spec.get("ceiling")

@@ -32,6 +32,7 @@ extern const char* const report_heatmap_source;
 extern const char* const report_steps_source;
 extern const char* const report_gemv_source;
 extern const char* const report_fp32_accurate_source;
+extern const char* const report_layouts_source;
 }  // namespace gemmlab::embedded
 
 namespace gemmlab {
@@ -113,7 +114,8 @@ void plot_results(const std::vector<fs::path>& results, const fs::path& out, con
 std::vector<std::pair<std::string, json>> report_experiments(bool quick) {
   std::vector<std::pair<std::string, json>> out;
   for (const char* text : {embedded::report_sgemm_source, embedded::report_gemv_source, embedded::report_steps_source,
-                           embedded::report_heatmap_source, embedded::report_fp32_accurate_source}) {
+                           embedded::report_heatmap_source, embedded::report_fp32_accurate_source,
+                           embedded::report_layouts_source}) {
     auto spec = json::parse(text);
     if (quick && spec.contains("quick"))
       for (auto& [k, v] : spec["quick"].items()) spec[k] = v;
