@@ -425,7 +425,7 @@ TEST(Gpu, GemvEdgeShapesEveryLayout) {
   // 1×1, a single row, a single column, primes, and rows whose length is not a multiple of 4;
   // a padding of 1 makes the leading dimension odd, so most rows start unaligned.
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {1, 1000}, {1000, 1}, {127, 131}, {1021, 997},
-                            {4099, 13}, {13, 4099}, {33, 1023}, {2, 3}, {5, 8191}})
+                            {4099, 13}, {13, 4099}, {33, 1023}, {2, 3}, {5, 8191}, {3, 100003}})
     for (auto layout : {Layout::row_major, Layout::col_major})
       for (auto t : {Trans::no, Trans::yes})
         for (int64_t pad : {0, 1}) {

@@ -163,6 +163,15 @@ TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
   EXPECT_LE(parse_params(*find_family(t.family), t.params).at("tile")[1], 32) << t.why;
 }
 
+TEST(Dispatch, ShortKIsAStoreOfC) {
+  auto g = GpuModel::h100();
+  // K shorter than a K tile: the tiled kernels' edge copies; outer streams C at the copy rate.
+  for (int64_t k : {1, 8}) EXPECT_EQ(pick(g, shape(4096, 4096, k), MathMode::strict_fp32).family, "outer") << k;
+  // Few rows: outer's handful of blocks would leave the GPU idle.
+  EXPECT_NE(pick(g, shape(8, 4096, 4096), MathMode::strict_fp32).family, "outer");
+  EXPECT_NE(pick(g, shape(4096, 4096, 256), MathMode::strict_fp32).family, "outer");
+}
+
 TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   auto g = GpuModel::h100();
   // Huge K with one tile: split K many ways, on the CUDA cores or in wgmma's split tail.

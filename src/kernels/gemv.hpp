@@ -1,5 +1,6 @@
 #pragma once
 // Host-side helpers shared by the GEMV families' descriptions.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,19 @@ inline void require_threads(std::vector<std::string>& out, int threads) {
   if (threads > kMaxThreadsPerBlock)
     out.push_back(std::to_string(threads) + " threads per block, over the limit of " +
                   std::to_string(kMaxThreadsPerBlock));
+}
+
+// A reduction split over blocks (the `splits` parameter, 0 for this choice): as many blocks as the
+// GPU holds at once, one full wave, every block resident from the start, no tail (measured on the
+// H100: 1 to 10 % faster than 1024 blocks, perf-log entry 8), as long as each split keeps at least
+// `min_len` steps of the reduction. Without a GPU (resident_blocks = 0), 1024 blocks stand in for
+// the wave.
+inline int wave_splits(int param, long long out_blocks, long long k, long long min_len, int resident_blocks) {
+  if (param > 0) return int(std::min<long long>(param, std::max<long long>(1, k)));
+  long long wave = resident_blocks > 0 ? resident_blocks : 1024;
+  long long by_blocks = std::max<long long>(1, wave / std::max<long long>(1, out_blocks));
+  long long by_length = std::max<long long>(1, k / min_len);
+  return int(std::clamp<long long>(std::min(by_blocks, by_length), 1, 1024));
 }
 
 inline unsigned blocks(long long items, long long per_block) { return unsigned((items + per_block - 1) / per_block); }

@@ -20,6 +20,8 @@ namespace {
 constexpr double kLaunchUs = 2.0;
 // The share of the memory bandwidth the wgmma kernel's C stores reach (0.45 of 3.0 TB/s).
 constexpr double kWgmmaStoreShare = 0.15;
+// The share a tiled SIMT kernel's C stores reach when K is shorter than its K tile (0.57 of 3.0 TB/s).
+constexpr double kShortKStoreShare = 0.19;
 
 // A candidate configuration and what the model needs of it: its registers per thread (ptxas, on
 // the H100) and the fraction of the GPU's FP32 rate it reaches when every SM is busy with it.
@@ -28,7 +30,7 @@ struct Candidate {
   const char* params;
   int regs;
   double rate;  // x the FP32 FFMA rate, at full occupancy on a large problem
-  enum Kind { simt, tensor, emulated } kind;
+  enum Kind { simt, tensor, emulated, store_bound } kind;
   double rate_b_kcontig = 0;  // the rate when op(B) is K-contiguous (canonical trans_b), if different
 };
 
@@ -58,6 +60,10 @@ const Candidate kSimt[] = {
 const Candidate kSimtHopper[] = {
     {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.72},
 };
+// A short K (a rank-K update): outer, whose time is C's store (one 16-byte store per row and
+// thread, many small blocks). Its rate: one broadcast load of op(A) per 4 FMAs caps it near a
+// quarter of the FFMA rate, so it wins only where K is a few values.
+const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 66, 0.25, Candidate::store_bound}};
 // Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 
@@ -127,13 +133,34 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * mn * s : 4.0 * mn * (1 + beta_reads);
-  const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / (bw * streams);
+  double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / (bw * streams);
+  // K shorter than one K tile: every tile is an edge tile, copied element by element. Measured with
+  // 128x256 tiles: C written at 0.56-0.58 TB/s of 3.0 at tk-4096x4096x1 and tk-8192x8192x8, 2.0
+  // TB/s at tk-16384x16384x16 (K = BK; results/h100/simt/issue30-5eddddc).
+  if (p.k < bk) t_mem = std::max(t_mem, out_bytes / (kShortKStoreShare * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
     us += 4.0 * mn * (s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
     e.workspace = size_t(4.0 * mn * s);
   }
   e.us = us;
+  return e;
+}
+
+// outer: every block resident soon (small blocks, few registers), C written once at the copy
+// bandwidth, the arithmetic at the family's rate.
+Estimate outer_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const LaunchGeometry& g) {
+  const int threads = int(g.block.x * g.block.y * g.block.z);
+  const double blocks = double(g.grid.x) * g.grid.y, slots = double(gpu.sms) * blocks_per_sm(gpu, threads, c.regs, 0);
+  // Fewer blocks than the GPU holds: only their share of it computes and streams.
+  const double busy = std::min(1.0, blocks / slots);
+  const double mn = double(p.m) * double(p.n), bw = gpu.dram_gbps * 1e9;
+  const double t_compute = 2.0 * mn * double(p.k) / (c.rate * gpu.fp32_tflops * 1e12 * busy);
+  const double t_mem =
+      (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / (bw * busy);
+  Estimate e;
+  e.us = std::max(t_compute, t_mem) * 1e6 + kLaunchUs;
+  e.waves = blocks / slots;
   return e;
 }
 
@@ -366,7 +393,7 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   }
   const size_t split_cap = std::min({kMaxSplitWorkspace, gpu.memory_bytes / 16, max_workspace});
   const size_t pack_cap = std::min(gpu.memory_bytes / 4, max_workspace);
-  std::vector<const std::vector<Parsed>*> lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld)};
+  std::vector<const std::vector<Parsed>*> lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld), &parsed(kOuter)};
   if (gpu.arch == 90) lists.push_back(&parsed(kSimtHopper));
   const bool tensor = gpu.arch >= 80 && math != MathMode::strict_fp32;
   if (tensor && gpu.arch == 90) lists.push_back(math == MathMode::tf32 ? &parsed(kWgmma1x) : &parsed(kWgmma3x));
@@ -381,7 +408,9 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
     for (auto& c : *list) {
       if (!c.f->unsupported(c.v, p).empty()) continue;
       Estimate e;
-      if (c.c->kind == Candidate::emulated) {
+      if (c.c->kind == Candidate::store_bound) {
+        e = outer_time(gpu, p, *c.c, c.f->geometry(c.v, p));
+      } else if (c.c->kind == Candidate::emulated) {
         e = ozaki_time(gpu, p, c.v);
         if (e.workspace > pack_cap) continue;
       } else if (c.f->persistent(c.v)) {
@@ -428,8 +457,9 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   d.splits = best_e.splits;
   d.predicted_us = best_e.us;
   d.workspace_bytes = best_e.workspace;
-  auto& t = v.at("tile");
-  d.why = "model: " + d.family + " " + std::to_string(t[0]) + "x" + std::to_string(t[1]) + " tiles" +
+  const std::string tiles =
+      v.count("tile") ? std::to_string(v.at("tile")[0]) + "x" + std::to_string(v.at("tile")[1]) + " tiles" : "C's store";
+  d.why = "model: " + d.family + " " + tiles +
           (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") + ", " +
           fmt("%.2f", best_e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
           fmt("%.1f", best_e.us) + " us predicted";
@@ -459,6 +489,7 @@ std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arc
     }
   };
   add(arch >= 80 ? parsed(kSimt) : parsed(kSimtOld));
+  add(parsed(kOuter));
   if (arch == 90) add(parsed(kSimtHopper)), add(parsed(kWgmma3x)), add(parsed(kWgmma1x)), add(parsed(kOzaki));
   if (arch >= 80 && arch != 90) add(parsed(kTf32_3x)), add(parsed(kTf32_1x));
   for (const char* gemv : {"gemv-block", "gemv-columns"})

@@ -94,3 +94,28 @@ __device__ __forceinline__ float dot_row(const float* row, const float* x, long 
   for (long long p = head + 4 * n4 + lane; p < k; p += NLANES) acc = fmaf(row[p], x[p], acc);
   return acc;
 }
+
+// The end of a reduction split over gridDim.z blocks: each block has written its partial sums of
+// outputs [base, base + count) to the workspace ([split][m]); the last block of the group to
+// arrive adds them in split order (the result does not depend on which block is last), stores y
+// and leaves its arrival counter zero for the next call. The fence makes this block's partial
+// sums visible before its arrival is counted. Called by every thread of the block.
+__device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid,
+                                          int nthreads) {
+  __shared__ bool last;
+  const int splits = gridDim.z;
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) last = atomicAdd(arrivals, 1u) == unsigned(splits - 1);
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int o = tid; o < count; o += nthreads) {
+    const long long i = base + o;
+    if (i >= g.m) continue;
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s) sum += __ldcg(g.workspace + s * g.m + i);
+    store_y(g, i, sum);
+  }
+  if (tid == 0) *arrivals = 0;
+}

@@ -1,13 +1,23 @@
 // gemv-block: one block per output, for short and wide matrices where a warp per row leaves
 // too few warps (and too few bytes in flight) to fill the GPU. The block's threads share the
 // row with 16-byte loads; the reduction has two stages (warp shuffles, then one warp over the
-// per-warp sums in shared memory). gridDim.x (up to 2^31 - 1) has room for any M.
+// per-warp sums in shared memory). gridDim.x (up to 2^31 - 1) has room for any M. With fewer
+// rows than the GPU holds blocks (a dot product is one row), gridDim.z blocks share each row's
+// reduction in chunks of whole 16-byte groups, and the last of them adds the chunks in order.
 #include "gemv_common.cuh"
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemv_block(GemmArgs g) {
   __shared__ float scratch[32];
   const long long i = blockIdx.x;
-  float acc = dot_row<THREADS, UNROLL>(g.a + i * g.a_row, g.b, g.k, threadIdx.x, g.b_row);
+  const long long chunk = ((g.k + gridDim.z - 1) / gridDim.z + 3) / 4 * 4;
+  const long long p0 = blockIdx.z * chunk;
+  const long long len = p0 < g.k ? (g.k - p0 < chunk ? g.k - p0 : chunk) : 0;
+  float acc = dot_row<THREADS, UNROLL>(g.a + i * g.a_row + p0, g.b + p0 * g.b_row, len, threadIdx.x, g.b_row);
   acc = block_sum<THREADS>(acc, scratch);
-  if (threadIdx.x == 0) store_y(g, i, acc);
+  if (gridDim.z == 1) {
+    if (threadIdx.x == 0) store_y(g, i, acc);
+    return;
+  }
+  if (threadIdx.x == 0) g.workspace[blockIdx.z * g.m + i] = acc;
+  add_splits_if_last(g, g.counters + i, i, 1, threadIdx.x, THREADS);
 }

@@ -1,5 +1,3 @@
-#include <algorithm>
-
 #include "kernels/gemv.hpp"
 
 namespace gemmlab::embedded {
@@ -46,16 +44,9 @@ class GemvColumns final : public KernelFamily {
     return {gemv::define("TX", b[0]), gemv::define("TY", b[1]), gemv::define("VPT", v.at("vpt")[0]),
             gemv::define("UNROLL", v.at("unroll")[0])};
   }
+  // Each split keeps at least 16 reduction steps per thread row.
   int splits(const ParamValues& v, const Problem& p, int resident_blocks) const override {
-    if (int s = v.at("splits")[0]; s > 0) return int(std::min<long long>(s, p.k));
-    // As many blocks as the GPU holds at once: one full wave, every block resident from the
-    // start, no tail (measured on the H100: 1 to 10 % faster than 1024 blocks, perf-log entry 8),
-    // as long as each split keeps at least 16 reduction steps per thread row. Without a GPU,
-    // 1024 blocks stand in for the wave.
-    long long wave = resident_blocks > 0 ? resident_blocks : 1024;
-    long long by_blocks = std::max<long long>(1, wave / out_blocks(v, p));
-    long long by_length = std::max<long long>(1, p.k / (16LL * v.at("block")[1]));
-    return int(std::clamp<long long>(std::min(by_blocks, by_length), 1, 1024));
+    return gemv::wave_splits(v.at("splits")[0], out_blocks(v, p), p.k, 16LL * v.at("block")[1], resident_blocks);
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     auto& b = v.at("block");

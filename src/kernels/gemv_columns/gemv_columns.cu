@@ -75,24 +75,5 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
       g.workspace[blockIdx.z * g.m + i] = sum;
   }
   if (splits == 1) return;
-
-  // The last block of this column of outputs to finish adds the splits, in split order (the
-  // result does not depend on which block is last), and leaves the counter zero for the next
-  // call. The fence makes this block's partial sums visible before its arrival is counted.
-  __shared__ bool last;
-  unsigned* arrivals = g.counters + blockIdx.x;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0) last = atomicAdd(arrivals, 1u) == unsigned(splits - 1);
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  for (int o = threadIdx.y * TX + threadIdx.x; o < TX * VPT; o += TX * TY) {
-    const long long i = base + o;
-    if (i >= g.m) continue;
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) sum += __ldcg(g.workspace + s * g.m + i);
-    store_y(g, i, sum);
-  }
-  if (threadIdx.x == 0 && threadIdx.y == 0) *arrivals = 0;
+  add_splits_if_last(g, g.counters + blockIdx.x, base, TX * VPT, threadIdx.y * TX + threadIdx.x, TX * TY);
 }

@@ -1,0 +1,83 @@
+#include "kernels/tiled.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const outer_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+auto s = [](long long x) { return std::to_string(x); };
+
+class Outer final : public KernelFamily {
+ public:
+  std::string name() const override { return "outer"; }
+  std::string description() const override {
+    return "short K (a rank-K update): op(B)'s columns in registers, one 16-byte store per row of C, many small blocks";
+  }
+  std::vector<ParamSpec> params() const override {
+    // Defaults: enough rows to amortise op(B)'s loads, 8 steps of K unrolled (tk-8192x8192x8 in one).
+    return {{"threads", {128}, 32, 1024, "threads per block; each owns 4 adjacent columns of C"},
+            {"rows", {8}, 1, 32, "rows of C per thread (one 16-byte store each)"},
+            {"kc", {8}, 1, 16, "steps of K unrolled (their loads in flight together)"}};
+  }
+  const char* source() const override { return embedded::outer_source; }
+  std::string entry() const override { return "gemm_outer"; }
+  bool uses_variant() const override { return true; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    std::vector<std::string> out;
+    const int threads = v.at("threads")[0], rows = v.at("rows")[0], kc = v.at("kc")[0];
+    if (threads % 32) out.push_back(s(threads) + " threads per block is not a whole number of warps");
+    // The accumulators (rows x 4), the loads of kc unrolled steps in flight and a minimum of
+    // addressing (ptxas: 66 registers at 8 x 8, 216 at 16 x 16, spills at 32 x 16).
+    if (int need = 4 * rows + rows * kc / 2 + 24; need > kMaxRegisters)
+      out.push_back("rows " + s(rows) + " and kc " + s(kc) + " need ~" + s(need) + " registers per thread, over " +
+                    s(kMaxRegisters));
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    return {tiled::define("THREADS", v.at("threads")[0]), tiled::define("ROWS", v.at("rows")[0]),
+            tiled::define("KC", v.at("kc")[0])};
+  }
+  // x walks row blocks (up to 2^31 - 1), y column blocks of 4·threads columns.
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    const long long threads = v.at("threads")[0], rows = v.at("rows")[0];
+    return {dim3(unsigned((p.m + rows - 1) / rows), unsigned((p.n + 4 * threads - 1) / (4 * threads))),
+            dim3(unsigned(threads)), 0};
+  }
+  std::string unsupported(const ParamValues& v, const Problem& p) const override {
+    const long long threads = v.at("threads")[0], rows = v.at("rows")[0];
+    if ((p.n + 4 * threads - 1) / (4 * threads) > 65535)
+      return "N / " + s(4 * threads) + " exceeds the 65535 limit of gridDim.y";
+    if ((p.m + rows - 1) / rows > 2147483647LL) return "M / " + s(rows) + " exceeds the 2^31-1 limit of gridDim.x";
+    return {};
+  }
+  // Per thread and k: 4 loads of op(B) and one per row of op(A) (a broadcast: one address per warp),
+  // scalar (run-time strides). C: one 16-byte store per row where aligned, else four.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
+    const auto g = geometry(v, p);
+    const int threads = v.at("threads")[0], rows = v.at("rows")[0];
+    const double warps = double(g.grid.x) * g.grid.y * tiled::warps_of(threads);
+    KernelModel m;
+    m.global_load_inst = warps * double(p.k) * (4 + rows);
+    m.global_load_bytes = warps * double(p.k) * 128.0 * (4 + rows);
+    m.shared_load_inst = m.shared_store_inst = m.shared_load_bytes = 0;
+    tiled::add_epilogue(m, p, warps * rows * (var.c_vec ? 1 : 4));
+    m.assumptions = {"edge blocks counted like full ones", "op(A)'s loads one address per warp (a broadcast)"};
+    return m;
+  }
+  std::vector<Ablation> ablations(const ParamValues&) const override { return {Ablation::no_store}; }
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"threads", {"64", "128", "256"}}, {"rows", {"4", "8", "16"}}, {"kc", {"4", "8", "16"}}});
+  }
+};
+
+}  // namespace
+
+const KernelFamily& outer_family() {
+  static const Outer f;
+  return f;
+}
+
+}  // namespace gemmlab

@@ -1,0 +1,39 @@
+// outer: a product with a short K (a rank-K update, C = alpha·op(A)·op(B) + beta·C with K of a few
+// values) does little arithmetic per element of C: its time is C's store. A tiled kernel spends it
+// on a prologue and a pipeline it never fills and stores its thread tiles from few resident blocks.
+// Here each thread owns four adjacent columns and ROWS rows: per k, op(B)'s 4 values of its columns
+// and op(A)'s value of each row (one broadcast load for the warp), the loop unrolled KC times so
+// that the loads of several k are in flight; each row leaves as one 16-byte store, so a warp
+// writes 512 contiguous bytes of a row at a time. Many small blocks keep many stores in flight.
+#include "gemm_tile.cuh"
+
+constexpr int kUnroll = KC;
+
+extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
+  const long long j0 = ((long long)blockIdx.y * THREADS + threadIdx.x) * 4;
+  const long long i0 = (long long)blockIdx.x * ROWS;
+  if (j0 >= g.n) return;
+  float acc[ROWS][4];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+    for (int t = 0; t < 4; ++t) acc[r][t] = 0.0f;
+  const float* b_cols = g.b + j0 * g.b_col;
+  const float* a_rows = g.a + i0 * g.a_row;
+  // Out of range k, rows and columns read as zero: the sums stay exact, the stores are guarded.
+#pragma unroll kUnroll
+  for (long long k = 0; k < g.k; ++k) {
+    float bk[4];
+#pragma unroll
+    for (int t = 0; t < 4; ++t) bk[t] = j0 + t < g.n ? __ldg(b_cols + k * g.b_row + t * g.b_col) : 0.0f;
+    const float* col = a_rows + k * g.a_col;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const float x = i0 + r < g.m ? __ldg(col + r * g.a_row) : 0.0f;
+#pragma unroll
+      for (int t = 0; t < 4; ++t) acc[r][t] = fmaf(x, bk[t], acc[r][t]);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) gl::store_c4(g, i0 + r, j0, acc[r], C_VEC);
+}
