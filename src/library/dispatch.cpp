@@ -20,8 +20,13 @@ namespace {
 constexpr double kLaunchUs = 2.0;
 // The share of the memory bandwidth the wgmma kernel's C stores reach (0.45 of 3.0 TB/s).
 constexpr double kWgmmaStoreShare = 0.15;
-// The share a tiled SIMT kernel's C stores reach when K is shorter than its K tile (0.57 of 3.0 TB/s).
-constexpr double kShortKStoreShare = 0.19;
+// The share hopper-simt's C stores reach from its 8x8 fragments, one block per SM, when a tile is one
+// K tile and nothing hides them: 1.2-1.7 TB/s of 3.0 at K = 1, 8 and 16 (results/h100/simt/
+// issue30-acd8273). From K = BK on, the model's compute time covers them (K = 32: 1.03x cuBLAS).
+constexpr double kSimtPersistentStoreShare = 0.5;
+// The share of the memory bandwidth a tiled SIMT kernel's C stores reach a float at a time (0.59 of
+// 3.0 TB/s).
+constexpr double kScalarStoreShare = 0.19;
 
 // A candidate configuration and what the model needs of it: its registers per thread (ptxas, on
 // the H100) and the fraction of the GPU's FP32 rate it reaches when every SM is busy with it.
@@ -61,9 +66,10 @@ const Candidate kSimtHopper[] = {
     {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.72},
 };
 // A short K (a rank-K update): outer, whose time is C's store (one 16-byte store per row and
-// thread, many small blocks). Its rate: one broadcast load of op(A) per 4 FMAs caps it near a
-// quarter of the FFMA rate, so it wins only where K is a few values.
-const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 66, 0.25, Candidate::store_bound}};
+// thread, many small blocks). Its rate: one broadcast load of op(A) per 4 FMAs; measured 10.9-11.6
+// TFLOP/s at K = 16 to 64 (0.17 of the FFMA rate; results/h100/simt/issue30-acd8273), so it wins
+// only where K is a few values.
+const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 66, 0.17, Candidate::store_bound}};
 // Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 
@@ -134,10 +140,11 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * mn * s : 4.0 * mn * (1 + beta_reads);
   double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / (bw * streams);
-  // K shorter than one K tile: every tile is an edge tile, copied element by element. Measured with
-  // 128x256 tiles: C written at 0.56-0.58 TB/s of 3.0 at tk-4096x4096x1 and tk-8192x8192x8, 2.0
-  // TB/s at tk-16384x16384x16 (K = BK; results/h100/simt/issue30-5eddddc).
-  if (p.k < bk) t_mem = std::max(t_mem, out_bytes / (kShortKStoreShare * bw));
+  // A leading dimension that is not a multiple of 4 floats: the library's plan takes the variant
+  // without 16-byte accesses (launcher whole_alignment), C stored a float at a time. Measured on
+  // warptiled 128x256 at tk-4096x4096x1 (lda = 1): 0.59 TB/s, against 1.9-2.0 TB/s for the same
+  // kernel with 16-byte stores at K = 1, 8 and 16 (results/h100/simt/issue30-acd8273).
+  if (p.lda % 4 || p.ldb % 4 || p.ldc % 4) t_mem = std::max(t_mem, out_bytes / (kScalarStoreShare * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
     us += 4.0 * mn * (s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
@@ -148,18 +155,22 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 }
 
 // outer: every block resident soon (small blocks, few registers), C written once at the copy
-// bandwidth, the arithmetic at the family's rate.
+// bandwidth after the arithmetic at the family's rate: a thread computes all its rows before it
+// stores them, so the two add (measured at K = 1, 16 and 64 within 10 %; at K = 8 the sum is 30 %
+// over: results/h100/simt/issue30-acd8273).
 Estimate outer_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const LaunchGeometry& g) {
   const int threads = int(g.block.x * g.block.y * g.block.z);
   const double blocks = double(g.grid.x) * g.grid.y, slots = double(gpu.sms) * blocks_per_sm(gpu, threads, c.regs, 0);
-  // Fewer blocks than the GPU holds: only their share of it computes and streams.
-  const double busy = std::min(1.0, blocks / slots);
+  // Fewer blocks than the GPU holds: only their share of it computes and streams; a block's threads
+  // past the last column idle (N = 4: one thread of a block works).
+  const double columns = double(g.grid.y) * 4 * threads;
+  const double busy = std::min(1.0, blocks / slots) * std::min(1.0, double(p.n) / columns);
   const double mn = double(p.m) * double(p.n), bw = gpu.dram_gbps * 1e9;
   const double t_compute = 2.0 * mn * double(p.k) / (c.rate * gpu.fp32_tflops * 1e12 * busy);
   const double t_mem =
       (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / (bw * busy);
   Estimate e;
-  e.us = std::max(t_compute, t_mem) * 1e6 + kLaunchUs;
+  e.us = (t_compute + t_mem) * 1e6 + kLaunchUs;
   e.waves = blocks / slots;
   return e;
 }
@@ -216,10 +227,11 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
   const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
+  const double t_store = p.k < bk ? 4.0 * mn * (p.beta != 0.0f ? 2 : 1) / (kSimtPersistentStoreShare * bw) : 0;
   Estimate e;
   e.splits = run.splits;
   e.waves = run.waves;
-  e.us = std::max(run.compute_s, t_mem) * 1e6;
+  e.us = std::max({run.compute_s, t_mem, t_store}) * 1e6;
   e.workspace = run.workspace;
   return e;
 }

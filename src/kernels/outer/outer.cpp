@@ -24,7 +24,6 @@ class Outer final : public KernelFamily {
   }
   const char* source() const override { return embedded::outer_source; }
   std::string entry() const override { return "gemm_outer"; }
-  bool uses_variant() const override { return true; }
   std::vector<std::string> violations(const ParamValues& v) const override {
     std::vector<std::string> out;
     const int threads = v.at("threads")[0], rows = v.at("rows")[0], kc = v.at("kc")[0];
@@ -63,7 +62,7 @@ class Outer final : public KernelFamily {
     m.global_load_inst = warps * double(p.k) * (4 + rows);
     m.global_load_bytes = warps * double(p.k) * 128.0 * (4 + rows);
     m.shared_load_inst = m.shared_store_inst = m.shared_load_bytes = 0;
-    tiled::add_epilogue(m, p, warps * rows * (var.c_vec ? 1 : 4));
+    tiled::add_epilogue(m, p, warps * rows * (var.c_vec ? 1 : 4));  // vec: a run-time test of C's alignment
     m.assumptions = {"edge blocks counted like full ones", "op(A)'s loads one address per warp (a broadcast)"};
     return m;
   }

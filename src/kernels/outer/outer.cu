@@ -34,6 +34,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
       for (int t = 0; t < 4; ++t) acc[r][t] = fmaf(x, bk[t], acc[r][t]);
     }
   }
+  // 16-byte stores where C's rows start on 16 bytes: a run-time test (one branch for the whole
+  // kernel), so that an operand's alignment never changes the binary.
+  const bool vec = ((reinterpret_cast<unsigned long long>(g.c) | (unsigned long long)(g.c_row * 4)) & 15) == 0;
 #pragma unroll
-  for (int r = 0; r < ROWS; ++r) gl::store_c4(g, i0 + r, j0, acc[r], C_VEC);
+  for (int r = 0; r < ROWS; ++r) gl::store_c4(g, i0 + r, j0, acc[r], vec);
 }
