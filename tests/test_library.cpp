@@ -168,6 +168,10 @@ TEST(Dispatch, ShortKIsAStoreOfC) {
   // K = 1 or 2 (lda not a multiple of 4: the tiled kernels store C a float at a time): outer streams
   // C with 16-byte stores, checked at run time.
   for (int64_t k : {1, 2}) EXPECT_EQ(pick(g, shape(4096, 4096, k), MathMode::strict_fp32).family, "outer") << k;
+  // beta = 1: the tiled epilogues read and write C row by row (tk-8192x8192x8: 0.50x on warptiled).
+  auto beta = shape(8192, 8192, 8);
+  beta.beta = 1.0f;
+  EXPECT_EQ(pick(g, beta, MathMode::strict_fp32).family, "outer") << pick(g, beta, MathMode::strict_fp32).why;
   // Few rows: outer's handful of blocks would leave the GPU idle.
   EXPECT_NE(pick(g, shape(8, 4096, 4096), MathMode::strict_fp32).family, "outer");
   // Few columns: a block's threads past them idle (rhs-16384x4x16384-TT ran at 0.023x on outer).

@@ -23,7 +23,11 @@ constexpr double kWgmmaStoreShare = 0.15;
 // The share hopper-simt's C stores reach from its 8x8 fragments, one block per SM, when a tile is one
 // K tile and nothing hides them: 1.2-1.7 TB/s of 3.0 at K = 1, 8 and 16 (results/h100/simt/
 // issue30-acd8273). From K = BK on, the model's compute time covers them (K = 32: 1.03x cuBLAS).
+// (With beta != 0, the tiled kernels' share below.)
 constexpr double kSimtPersistentStoreShare = 0.5;
+// The share of the memory bandwidth a tiled SIMT kernel's epilogue reaches reading and writing C
+// (beta != 0): 1.17-1.2 of 3.0 TB/s.
+constexpr double kBetaStoreShare = 0.39;
 // The share of the memory bandwidth a tiled SIMT kernel's C stores reach a float at a time (0.59 of
 // 3.0 TB/s).
 constexpr double kScalarStoreShare = 0.19;
@@ -145,6 +149,10 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // warptiled 128x256 at tk-4096x4096x1 (lda = 1): 0.59 TB/s, against 1.9-2.0 TB/s for the same
   // kernel with 16-byte stores at K = 1, 8 and 16 (results/h100/simt/issue30-acd8273).
   if (p.lda % 4 || p.ldb % 4 || p.ldc % 4) t_mem = std::max(t_mem, out_bytes / (kScalarStoreShare * bw));
+  // beta != 0: each thread reads a row of its C tile, then stores it, row after row (a store may
+  // alias the next row's read). Measured on warptiled 128x256: C read and written at 1.17-1.2 TB/s
+  // at tk-8192x8192x8 and tk-4096x4096x1 with beta = 1 (results/h100/simt/issue30-1f17440).
+  if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (kBetaStoreShare * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
     us += 4.0 * mn * (s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
@@ -227,7 +235,8 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
   const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
-  const double t_store = p.k < bk ? 4.0 * mn * (p.beta != 0.0f ? 2 : 1) / (kSimtPersistentStoreShare * bw) : 0;
+  const double t_store =
+      p.k < bk ? 4.0 * mn * (p.beta != 0.0f ? 2 / kBetaStoreShare : 1 / kSimtPersistentStoreShare) / bw : 0;
   Estimate e;
   e.splits = run.splits;
   e.waves = run.waves;
