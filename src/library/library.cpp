@@ -35,6 +35,9 @@ struct PlanKey {
   unsigned aligned;  // bit i: operand i starts 16-byte aligned (it selects the kernel variant)
   uint64_t stream;   // stream_key: the stream a plan's workspace belongs to
   MathMode math;
+  // beta != 0: C is read, which the dispatcher prices (the tiled epilogues read and write C row by
+  // row); a plan made for beta = 0 may be the wrong kernel for beta = 1 (tk-8192x8192x8: 0.50x).
+  bool reads_c = false;
   bool operator==(const PlanKey&) const = default;
 };
 
@@ -42,7 +45,8 @@ struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
     size_t h = std::hash<int64_t>()(k.m);
     for (int64_t x : {k.n, k.k, k.lda, k.ldb, k.ldc, int64_t(k.aligned), int64_t(k.device), int64_t(k.op),
-                      int64_t(k.layout), int64_t(k.trans_a), int64_t(k.trans_b), int64_t(k.stream), int64_t(k.math)})
+                      int64_t(k.layout), int64_t(k.trans_a), int64_t(k.trans_b), int64_t(k.stream), int64_t(k.math),
+                      int64_t(k.reads_c)})
       h = h * 1000003u ^ std::hash<int64_t>()(x);
     return h;
   }
@@ -627,10 +631,15 @@ void sgemm(Layout layout, Trans trans_a, Trans trans_b, int64_t m, int64_t n, in
   if (m == 0 || n == 0) return;
   if (!a || !b || !c) throw UsageError("sgemm: A, B and C must not be null");
   PlanKey key{current_device(), Op::gemm, layout, trans_a, trans_b, m, n, k, lda, ldb, ldc,
-              alignment_bits(a, b, c), stream_key(stream), math};
+              alignment_bits(a, b, c), stream_key(stream), math, beta != 0.0f};
   Library::get().run(
-      key, [&] { return sgemm_problem(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc); }, a, b, c, alpha, beta,
-      stream);
+      key,
+      [&] {
+        auto p = sgemm_problem(layout, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+        p.beta = beta;
+        return p;
+      },
+      a, b, c, alpha, beta, stream);
 }
 
 void sgemv(Layout layout, Trans trans, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x,
