@@ -186,3 +186,25 @@ TEST_F(CompileTest, CompileAheadHandsOverItsResult) {
   none.submit(req);  // ignored
   EXPECT_EQ(none.compiled(), 0);
 }
+
+// FP64 accumulators (accum=fp64: exact products summed in FP64, the FP32-accurate SIMT arithmetic)
+// compile without spills in the configurations a fallback would take: square warp tiles, outer, the
+// two GEMV families. (The narrow 16x128 tile of 2 warps spills 76 bytes with them: not listed.)
+TEST_F(CompileTest, Fp64AccumulatorsCompileWithoutSpills) {
+  const std::pair<const char*, const char*> points[] = {
+      {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64"},
+      {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3,accum=fp64"},
+      {"outer", "accum=fp64"},
+      {"gemv-block", "accum=fp64"},
+      {"gemv-columns", "accum=fp64"}};
+  for (auto [name, params] : points) {
+    auto& f = *find_family(name);
+    auto v = parse_params(f, params);
+    auto out = compile_cubin({f.name(), f.source(), f.defines(v), "sm_90"}, false);
+    const std::regex spills("([0-9]+) bytes spill stores");
+    int entries = 0;
+    for (std::sregex_iterator it(out.log.begin(), out.log.end(), spills), end; it != end; ++it, ++entries)
+      EXPECT_EQ((*it)[1], "0") << name << " " << params << " spills:\n" << out.log;
+    EXPECT_GT(entries, 0) << name << ": no ptxas report in\n" << out.log;
+  }
+}

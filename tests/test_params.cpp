@@ -86,6 +86,12 @@ TEST(Constraints, EachFamilyNamesTheBrokenRule) {
   };
   const Case cases[] = {
       {"regblock2d", "block=16x16,vpt=8x8,tile=128x128x16", ""},
+      {"warptiled", "accum=fp64", "tile needs with FP64 accumulators"},
+      {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,accum=fp64", ""},
+      {"gemv-columns", "block=32x16,vpt=16,accum=fp64", "KB of static shared memory, over 48 KB"},
+      {"gemv-columns", "block=32x16,vpt=8,accum=fp64", ""},
+      {"outer", "rows=16,kc=16,accum=fp64", "registers per thread, over 255"},
+      {"outer", "threads=100", "threads per block is not a whole number of warps"},
       {"regblock2d", "block=16x16,vpt=6x8,tile=128x128x16", "tile.x 128 is not block.x x vpt.x = 96"},
       {"regblock2d", "block=32x32,vpt=12x12,tile=384x384x8", "registers per block, over the 65536 of an SM"},
       {"regblock2d", "block=16x16,vpt=8x8,tile=128x128x64", "KB of static shared memory, over 48 KB"},

@@ -16,6 +16,7 @@ namespace gemmlab::embedded {
 extern const char* const gemm_args_source;
 extern const char* const gemm_tile_source;
 extern const char* const gemv_common_source;
+extern const char* const accumulate_source;
 extern const char* const tf32_split_source;
 extern const char* const split_tail_source;
 extern const char* const hopper_source;
@@ -35,6 +36,7 @@ struct Header {
 constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
                                {"gemm_tile.cuh", &embedded::gemm_tile_source},
                                {"gemv_common.cuh", &embedded::gemv_common_source},
+                               {"accumulate.cuh", &embedded::accumulate_source},
                                {"tf32_split.cuh", &embedded::tf32_split_source},
                                {"split_tail.cuh", &embedded::split_tail_source},
                                {"hopper.cuh", &embedded::hopper_source},

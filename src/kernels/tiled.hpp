@@ -19,6 +19,12 @@ inline std::string grid_limit(const Problem& p, int bm) {
 
 inline std::string define(const char* name, int v) { return std::string("-D") + name + "=" + std::to_string(v); }
 
+// The accumulators' parameter of the SIMT families that offer FP64 (accumulate.cuh), defined as ACCUM.
+inline ParamSpec accum_param() {
+  return {"accum", {0}, 0, 1, "accumulators: FP32 (cuBLAS SGEMM's arithmetic) or FP64 (exact products, one rounding)",
+          {"fp32", "fp64"}};
+}
+
 // Checks shared by the families that stage k-major tiles with 16-byte chunks.
 void chunk_violations(std::vector<std::string>& out, int bm, int bn, int bk, int tm, int tn, int threads);
 

@@ -6,6 +6,7 @@
 // compile-time facts of the variant (A_K_CONTIG, B_N_CONTIG, A_VEC, B_VEC, C_VEC), chosen per
 // call by the host.
 #pragma once
+#include "accumulate.cuh"
 #include "gemm_args.h"
 
 #ifndef A_K_CONTIG
@@ -308,16 +309,17 @@ struct TileCopier {
 // ---- the thread tile: FM × FN outputs as (FM/4) × (FN/4) sub-tiles of 4 × 4 ----
 //
 // FM × FN outputs; sub-tile (i, j) covers rows row0 + i*ROW_STEP + 0..3 and columns col0 + j*COL_STEP + 0..3 of the
-// block tile, so each k needs FM/4 + FN/4 16-byte shared loads for FM·FN FMAs.
-template <int FM, int FN, int ROW_STEP, int COL_STEP>
+// block tile, so each k needs FM/4 + FN/4 16-byte shared loads for FM·FN FMAs. Acc: the accumulators'
+// type (accumulate.cuh).
+template <int FM, int FN, int ROW_STEP, int COL_STEP, class Acc = float>
 struct ThreadTile {
-  float acc[FM][FN];
+  Acc acc[FM][FN];
 
   __device__ void zero() {
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
-      for (int j = 0; j < FN; ++j) acc[i][j] = 0.0f;
+      for (int j = 0; j < FN; ++j) acc[i][j] = Acc(0);
   }
 
   // One k step's fragments: FM values of A and FN of B, in 16-byte shared loads.
@@ -341,7 +343,7 @@ struct ThreadTile {
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
-      for (int j = 0; j < FN; ++j) acc[i][j] = fmaf(f.a[i], f.b[j], acc[i][j]);
+      for (int j = 0; j < FN; ++j) acc[i][j] = mac(f.a[i], f.b[j], acc[i][j]);
   }
 
   template <int KSTEPS, class TileA, class TileB>
@@ -362,7 +364,7 @@ struct ThreadTile {
 #pragma unroll
       for (int i = 0; i < FM; ++i)
 #pragma unroll
-        for (int j = 0; j < FN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        for (int j = 0; j < FN; ++j) acc[i][j] = mac(a[i], b[j], acc[i][j]);
     }
   }
 
@@ -371,8 +373,11 @@ struct ThreadTile {
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
-      for (int j = 0; j < FN / 4; ++j)
-        store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, &acc[i][4 * j], vec);
+      for (int j = 0; j < FN / 4; ++j) {
+        const float v[4] = {float(acc[i][4 * j]), float(acc[i][4 * j + 1]), float(acc[i][4 * j + 2]),
+                            float(acc[i][4 * j + 3])};
+        store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, v, vec);
+      }
   }
 };
 

@@ -3,6 +3,7 @@
 // y are the one-column B and C, so their increments are b_row and c_row (1 for a BLAS GEMV with
 // unit increments; the library's route of an SGEMM with M = 1 or N = 1 may have others).
 #pragma once
+#include "accumulate.cuh"
 #include "gemm_args.h"
 
 __device__ __forceinline__ float a_at(const GemmArgs& g, long long i, long long p) {
@@ -19,29 +20,30 @@ __device__ __forceinline__ void store_y(const GemmArgs& g, long long i, float ac
 
 // Sum over the WIDTH lanes of an aligned lane group (WIDTH a power of two ≤ 32); every lane of
 // the group gets the result. Butterfly (xor) shuffles need no shared memory and no barrier.
-template <int NWIDTH = 32>
-__device__ __forceinline__ float group_sum(float v) {
+template <int NWIDTH = 32, class T>
+__device__ __forceinline__ T group_sum(T v) {
 #pragma unroll
   for (int o = NWIDTH / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o, NWIDTH);
   return v;
 }
 
 // Two-stage block reduction: warp shuffles, one partial per warp through shared memory, then
-// warp 0's shuffles. Every thread of the block gets the sum. `scratch` holds 32 floats; the
+// warp 0's shuffles. Every thread of the block gets the sum. `scratch` holds 32 values; the
 // leading barrier lets a loop call this again without a race on it.
-template <int NTHREADS>
-__device__ __forceinline__ float block_sum(float v, float* scratch) {
+template <int NTHREADS, class T>
+__device__ __forceinline__ T block_sum(T v, T* scratch) {
   v = group_sum(v);
   if (NTHREADS <= 32) return v;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __syncthreads();
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
-  return group_sum(lane < NTHREADS / 32 ? scratch[lane] : 0.0f);
+  return group_sum(lane < NTHREADS / 32 ? scratch[lane] : T(0));
 }
 
-__device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
-  return fmaf(a.w, b.w, fmaf(a.z, b.z, fmaf(a.y, b.y, fmaf(a.x, b.x, acc))));
+template <class Acc>
+__device__ __forceinline__ Acc dot4(float4 a, float4 b, Acc acc) {
+  return gl::mac(a.w, b.w, gl::mac(a.z, b.z, gl::mac(a.y, b.y, gl::mac(a.x, b.x, acc))));
 }
 
 // A streaming 16-byte load: A is read exactly once, so it should not evict x from the caches.
@@ -53,8 +55,8 @@ __device__ __forceinline__ float4 load_x4(const float* x) {
   return make_float4(__ldg(x), __ldg(x + 1), __ldg(x + 2), __ldg(x + 3));
 }
 
-template <int NLANES, int NUNROLL, bool X_ALIGNED>
-__device__ __forceinline__ float dot_body(const float4* row4, const float* x, long long n4, int lane, float acc) {
+template <int NLANES, int NUNROLL, bool X_ALIGNED, class Acc>
+__device__ __forceinline__ Acc dot_body(const float4* row4, const float* x, long long n4, int lane, Acc acc) {
   long long q = lane;
   // NUNROLL independent 16-byte loads are issued before the first use: bytes in flight per
   // thread, which is what a memory-bound loop needs to cover DRAM latency.
@@ -72,18 +74,19 @@ __device__ __forceinline__ float dot_body(const float4* row4, const float* x, lo
 // This lane's part of the dot product of a contiguous row of length k with x, shared by NLANES
 // lanes. A row that does not start on 16 bytes (odd leading dimension, offset pointer) has its
 // first elements peeled off so that the rest is read with 16-byte loads; x is then read at the
-// same offsets, which are 16-byte aligned only if x and the row are equally misaligned.
-template <int NLANES, int NUNROLL>
-__device__ __forceinline__ float dot_row(const float* row, const float* x, long long k, int lane, long long incx = 1) {
+// same offsets, which are 16-byte aligned only if x and the row are equally misaligned. Acc: the
+// accumulators' type (accumulate.cuh).
+template <int NLANES, int NUNROLL, class Acc = float>
+__device__ __forceinline__ Acc dot_row(const float* row, const float* x, long long k, int lane, long long incx = 1) {
   if (incx != 1) {  // a strided x has no wide loads: the row keeps its coalesced 4-byte ones
-    float acc = 0.0f;
-    for (long long p = lane; p < k; p += NLANES) acc = fmaf(__ldcs(row + p), __ldg(x + p * incx), acc);
+    Acc acc = 0;
+    for (long long p = lane; p < k; p += NLANES) acc = gl::mac(__ldcs(row + p), __ldg(x + p * incx), acc);
     return acc;
   }
   const int misaligned = int((reinterpret_cast<unsigned long long>(row) >> 2) & 3);
   const long long head = misaligned ? (4 - misaligned < k ? 4 - misaligned : k) : 0;
-  float acc = 0.0f;
-  for (int p = lane; p < head; p += NLANES) acc = fmaf(row[p], x[p], acc);
+  Acc acc = 0;
+  for (int p = lane; p < head; p += NLANES) acc = gl::mac(row[p], x[p], acc);
   const long long n4 = (k - head) >> 2;
   const float4* row4 = reinterpret_cast<const float4*>(row + head);
   const float* xs = x + head;
@@ -91,7 +94,7 @@ __device__ __forceinline__ float dot_row(const float* row, const float* x, long 
     acc = dot_body<NLANES, NUNROLL, true>(row4, xs, n4, lane, acc);
   else
     acc = dot_body<NLANES, NUNROLL, false>(row4, xs, n4, lane, acc);
-  for (long long p = head + 4 * n4 + lane; p < k; p += NLANES) acc = fmaf(row[p], x[p], acc);
+  for (long long p = head + 4 * n4 + lane; p < k; p += NLANES) acc = gl::mac(row[p], x[p], acc);
   return acc;
 }
 
@@ -99,7 +102,9 @@ __device__ __forceinline__ float dot_row(const float* row, const float* x, long 
 // outputs [base, base + count) to the workspace ([split][m]); the last block of the group to
 // arrive adds them in split order (the result does not depend on which block is last), stores y
 // and leaves its arrival counter zero for the next call. The fence makes this block's partial
-// sums visible before its arrival is counted. Called by every thread of the block.
+// sums visible before its arrival is counted. Called by every thread of the block; the partial
+// sums are added in the accumulators' type.
+template <class Acc = float>
 __device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid,
                                           int nthreads) {
   __shared__ bool last;
@@ -113,9 +118,9 @@ __device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals,
   for (int o = tid; o < count; o += nthreads) {
     const long long i = base + o;
     if (i >= g.m) continue;
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) sum += __ldcg(g.workspace + s * g.m + i);
-    store_y(g, i, sum);
+    Acc sum = 0;
+    for (int s = 0; s < splits; ++s) sum += Acc(__ldcg(g.workspace + s * g.m + i));
+    store_y(g, i, float(sum));
   }
   if (tid == 0) *arrivals = 0;
 }

@@ -18,7 +18,8 @@ class GemvBlock final : public KernelFamily {
   std::vector<ParamSpec> params() const override {
     return {{"threads", {256}, 32, 1024, "threads per block (whole warps)"},
             {"unroll", {4}, 1, 16, "16-byte loads in flight per thread"},
-            {"splits", {0}, 0, 1024, "blocks sharing one row's reduction; 0: one full wave of blocks"}};
+            {"splits", {0}, 0, 1024, "blocks sharing one row's reduction; 0: one full wave of blocks"},
+            tiled::accum_param()};
   }
   const char* source() const override { return embedded::gemv_block_source; }
   std::string entry() const override { return "gemv_block"; }
@@ -37,7 +38,8 @@ class GemvBlock final : public KernelFamily {
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
-    return {gemv::define("THREADS", v.at("threads")[0]), gemv::define("UNROLL", v.at("unroll")[0])};
+    return {gemv::define("THREADS", v.at("threads")[0]), gemv::define("UNROLL", v.at("unroll")[0]),
+            gemv::define("ACCUM", v.at("accum")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return {dim3(unsigned(p.m)), dim3(v.at("threads")[0]), 0};  // gridDim.z: the splits, set by the launcher

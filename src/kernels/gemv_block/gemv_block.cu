@@ -6,18 +6,21 @@
 // reduction in chunks of whole 16-byte groups, and the last of them adds the chunks in order.
 #include "gemv_common.cuh"
 
+using Accumulator = gl::AccumulatorOf<ACCUM>::type;
+
 extern "C" __global__ void __launch_bounds__(THREADS) gemv_block(GemmArgs g) {
-  __shared__ float scratch[32];
+  __shared__ Accumulator scratch[32];
   const long long i = blockIdx.x;
   const long long chunk = ((g.k + gridDim.z - 1) / gridDim.z + 3) / 4 * 4;
   const long long p0 = blockIdx.z * chunk;
   const long long len = p0 < g.k ? (g.k - p0 < chunk ? g.k - p0 : chunk) : 0;
-  float acc = dot_row<THREADS, UNROLL>(g.a + i * g.a_row + p0, g.b + p0 * g.b_row, len, threadIdx.x, g.b_row);
+  Accumulator acc =
+      dot_row<THREADS, UNROLL, Accumulator>(g.a + i * g.a_row + p0, g.b + p0 * g.b_row, len, threadIdx.x, g.b_row);
   acc = block_sum<THREADS>(acc, scratch);
   if (gridDim.z == 1) {
-    if (threadIdx.x == 0) store_y(g, i, acc);
+    if (threadIdx.x == 0) store_y(g, i, float(acc));
     return;
   }
-  if (threadIdx.x == 0) g.workspace[blockIdx.z * g.m + i] = acc;
-  add_splits_if_last(g, g.counters + i, i, 1, threadIdx.x, THREADS);
+  if (threadIdx.x == 0) g.workspace[blockIdx.z * g.m + i] = float(acc);
+  add_splits_if_last<Accumulator>(g, g.counters + i, i, 1, threadIdx.x, THREADS);
 }

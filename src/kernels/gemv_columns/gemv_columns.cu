@@ -15,17 +15,18 @@
 // are TX·4 apart so that each load instruction of a warp covers 512 contiguous bytes.
 constexpr int kWidth = (A_VEC && VPT % 4 == 0) ? 4 : 1;
 constexpr int kGroups = VPT / kWidth;
+using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 
 extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
-  __shared__ float partial[TY][TX * VPT];
+  __shared__ Accumulator partial[TY][TX * VPT];
   const long long base = (long long)blockIdx.x * TX * VPT;
   const long long chunk = (g.k + gridDim.z - 1) / gridDim.z;
   const long long p_first = (long long)blockIdx.z * chunk;
   const long long p_last = p_first + chunk < g.k ? p_first + chunk : g.k;
 
-  float acc[VPT];
+  Accumulator acc[VPT];
 #pragma unroll
-  for (int v = 0; v < VPT; ++v) acc[v] = 0.0f;
+  for (int v = 0; v < VPT; ++v) acc[v] = 0;
   long long out[kGroups];
   bool full[kGroups];  // the whole group of kWidth outputs exists
 #pragma unroll
@@ -43,14 +44,14 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
     for (int v = 0; v < kGroups; ++v) {
       if (kWidth == 4 && full[v]) {
         float4 a = load_stream(reinterpret_cast<const float4*>(col + out[v]));
-        acc[4 * v + 0] = fmaf(a.x, xp, acc[4 * v + 0]);
-        acc[4 * v + 1] = fmaf(a.y, xp, acc[4 * v + 1]);
-        acc[4 * v + 2] = fmaf(a.z, xp, acc[4 * v + 2]);
-        acc[4 * v + 3] = fmaf(a.w, xp, acc[4 * v + 3]);
+        acc[4 * v + 0] = gl::mac(a.x, xp, acc[4 * v + 0]);
+        acc[4 * v + 1] = gl::mac(a.y, xp, acc[4 * v + 1]);
+        acc[4 * v + 2] = gl::mac(a.z, xp, acc[4 * v + 2]);
+        acc[4 * v + 3] = gl::mac(a.w, xp, acc[4 * v + 3]);
       } else {
 #pragma unroll
         for (int w = 0; w < kWidth; ++w)
-          if (out[v] + w < g.m) acc[kWidth * v + w] = fmaf(__ldcs(col + out[v] + w), xp, acc[kWidth * v + w]);
+          if (out[v] + w < g.m) acc[kWidth * v + w] = gl::mac(__ldcs(col + out[v] + w), xp, acc[kWidth * v + w]);
       }
     }
   }
@@ -66,14 +67,14 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
   for (int o = threadIdx.y * TX + threadIdx.x; o < TX * VPT; o += TX * TY) {
     const long long i = base + o;
     if (i >= g.m) continue;
-    float sum = 0.0f;
+    Accumulator sum = 0;
 #pragma unroll
     for (int r = 0; r < TY; ++r) sum += partial[r][o];
     if (splits == 1)
-      store_y(g, i, sum);
+      store_y(g, i, float(sum));
     else
-      g.workspace[blockIdx.z * g.m + i] = sum;
+      g.workspace[blockIdx.z * g.m + i] = float(sum);
   }
   if (splits == 1) return;
-  add_splits_if_last(g, g.counters + blockIdx.x, base, TX * VPT, threadIdx.y * TX + threadIdx.x, TX * TY);
+  add_splits_if_last<Accumulator>(g, g.counters + blockIdx.x, base, TX * VPT, threadIdx.y * TX + threadIdx.x, TX * TY);
 }

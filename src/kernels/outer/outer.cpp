@@ -20,7 +20,8 @@ class Outer final : public KernelFamily {
     // Defaults: enough rows to amortise op(B)'s loads, 8 steps of K unrolled (tk-8192x8192x8 in one).
     return {{"threads", {128}, 32, 1024, "threads per block; each owns 4 adjacent columns of C"},
             {"rows", {8}, 1, 32, "rows of C per thread (one 16-byte store each)"},
-            {"kc", {8}, 1, 16, "steps of K unrolled (their loads in flight together)"}};
+            {"kc", {8}, 1, 16, "steps of K unrolled (their loads in flight together)"},
+            tiled::accum_param()};
   }
   const char* source() const override { return embedded::outer_source; }
   std::string entry() const override { return "gemm_outer"; }
@@ -30,14 +31,14 @@ class Outer final : public KernelFamily {
     if (threads % 32) out.push_back(s(threads) + " threads per block is not a whole number of warps");
     // The accumulators (rows x 4), the loads of kc unrolled steps in flight and a minimum of
     // addressing (ptxas: 66 registers at 8 x 8, 216 at 16 x 16, spills at 32 x 16).
-    if (int need = 4 * rows + rows * kc / 2 + 24; need > kMaxRegisters)
+    if (int need = 4 * rows * (v.at("accum")[0] + 1) + rows * kc / 2 + 24; need > kMaxRegisters)
       out.push_back("rows " + s(rows) + " and kc " + s(kc) + " need ~" + s(need) + " registers per thread, over " +
                     s(kMaxRegisters));
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
     return {tiled::define("THREADS", v.at("threads")[0]), tiled::define("ROWS", v.at("rows")[0]),
-            tiled::define("KC", v.at("kc")[0])};
+            tiled::define("KC", v.at("kc")[0]), tiled::define("ACCUM", v.at("accum")[0])};
   }
   // x walks row blocks (up to 2^31 - 1), y column blocks of 4·threads columns.
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {

@@ -8,16 +8,17 @@
 #include "gemm_tile.cuh"
 
 constexpr int kUnroll = KC;
+using Accumulator = gl::AccumulatorOf<ACCUM>::type;  // FP64: exact products, one rounding
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
   const long long j0 = ((long long)blockIdx.y * THREADS + threadIdx.x) * 4;
   const long long i0 = (long long)blockIdx.x * ROWS;
   if (j0 >= g.n) return;
-  float acc[ROWS][4];
+  Accumulator acc[ROWS][4];
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
 #pragma unroll
-    for (int t = 0; t < 4; ++t) acc[r][t] = 0.0f;
+    for (int t = 0; t < 4; ++t) acc[r][t] = Accumulator(0);
   const float* b_cols = g.b + j0 * g.b_col;
   const float* a_rows = g.a + i0 * g.a_row;
   // Out of range k, rows and columns read as zero: the sums stay exact, the stores are guarded.
@@ -31,12 +32,15 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
     for (int r = 0; r < ROWS; ++r) {
       const float x = i0 + r < g.m ? __ldg(col + r * g.a_row) : 0.0f;
 #pragma unroll
-      for (int t = 0; t < 4; ++t) acc[r][t] = fmaf(x, bk[t], acc[r][t]);
+      for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x, bk[t], acc[r][t]);
     }
   }
   // 16-byte stores where C's rows start on 16 bytes: a run-time test (one branch for the whole
   // kernel), so that an operand's alignment never changes the binary.
   const bool vec = ((reinterpret_cast<unsigned long long>(g.c) | (unsigned long long)(g.c_row * 4)) & 15) == 0;
 #pragma unroll
-  for (int r = 0; r < ROWS; ++r) gl::store_c4(g, i0 + r, j0, acc[r], vec);
+  for (int r = 0; r < ROWS; ++r) {
+    const float v[4] = {float(acc[r][0]), float(acc[r][1]), float(acc[r][2]), float(acc[r][3])};
+    gl::store_c4(g, i0 + r, j0, v, vec);
+  }
 }

@@ -27,7 +27,8 @@ class Warptiled final : public KernelFamily {
             {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
             {"fragments", {0}, 0, 1, "register fragments of the k steps", {"single", "double"}},
             {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed (small M·N, huge K)"},
-            {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"}};
+            {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"},
+            tiled::accum_param()};
   }
   const char* source() const override { return embedded::warptiled_source; }
   std::string entry() const override { return "gemm_warptiled"; }
@@ -38,10 +39,11 @@ class Warptiled final : public KernelFamily {
     if (!tiled::warp_tile_fits(out, v)) return out;
     tiled::kstage_violations(out, v, threads(v), v.at("stages")[0]);
     int cap = 65536 / (threads(v) * v.at("minblocks")[0]);
-    int need = r[0] * r[1] + 16;  // the accumulators and a minimum of addressing
+    // The accumulators (two registers each in FP64) and a minimum of addressing.
+    int need = r[0] * r[1] * (v.at("accum")[0] + 1) + 16;
     if (out.empty() && need > std::min(cap, kMaxRegisters))
       out.push_back("minblocks " + s(v.at("minblocks")[0]) + " caps registers at " + s(std::min(cap, kMaxRegisters)) +
-                    " per thread, under the ~" + s(need) + " the " + s(r[0]) + "x" + s(r[1]) + " tile needs");
+                    " per thread, under the ~" + s(need) + " the " + s(r[0]) + "x" + s(r[1]) + " tile needs" + (v.at("accum")[0] ? " with FP64 accumulators" : ""));
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -50,7 +52,8 @@ class Warptiled final : public KernelFamily {
             tiled::define("WM", w[0]), tiled::define("WN", w[1]), tiled::define("TM", r[0]),
             tiled::define("TN", r[1]), tiled::define("STAGES", v.at("stages")[0]),
             tiled::define("CONFLICT", v.at("conflict")[0]), tiled::define("GROUP", v.at("group")[0]),
-            tiled::define("MINBLOCKS", v.at("minblocks")[0]), tiled::define("FRAGS", v.at("fragments")[0] + 1)};
+            tiled::define("MINBLOCKS", v.at("minblocks")[0]), tiled::define("FRAGS", v.at("fragments")[0] + 1),
+            tiled::define("ACCUM", v.at("accum")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     auto g = tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
