@@ -74,7 +74,11 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"gemv-unrolled", "unroll=8,maxreg=24"}, {"gemv-unrolled", "unroll=3"},
                                 {"gemv-vectorized", "rows=4,unroll=1"}, {"gemv-vectorized", "rows=32,warps=2"},
                                 {"gemv-block", "threads=64,unroll=4"}, {"gemv-columns", "splits=7"},
-                                {"gemv-columns", "block=64x4,vpt=8"}, {"gemv-columns", "vpt=1,block=32x32,unroll=1"}})
+                                {"gemv-columns", "block=64x4,vpt=8"}, {"gemv-columns", "vpt=1,block=32x32,unroll=1"},
+                                {"gemv-block", "splits=3"}, {"gemv-block", "threads=128,splits=5,accum=fp64"},
+                                {"gemv-columns", "splits=7,accum=fp64"}, {"outer", "threads=64,rows=4,kc=4"},
+                                {"outer", "accum=fp64"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64"},
+                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5,accum=fp64"}})
     c.emplace_back(find_family(family), parse_params(*find_family(family), params));
   return c;
 }
@@ -1139,6 +1143,27 @@ TEST(Gpu, AccuracyStudyWithinItsBound) {
   }
   EXPECT_EQ(checked, 2 * 4 * 6);
   std::printf("%s", table.str().c_str());
+}
+
+// FP64 accumulators (accum=fp64): exact products summed in FP64, one rounding at the store, meet the
+// tensor_fp32 contract on every distribution and K: no larger an error than cuBLAS SGEMM's.
+TEST(Gpu, Fp64AccumulatorsMeetTheContract) {
+  REQUIRE_GPU();
+  AccuracyOptions o;
+  o.kernels = resolve_kernels({"warptiled", "outer"},
+                              {"warptiled:tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64", "outer:accum=fp64"});
+  o.ks = {16, 256, 4096, 65536};
+  std::ostringstream table;
+  const auto study = run_accuracy(o, table);
+  std::printf("%s", table.str().c_str());
+  int checked = 0;
+  for (auto& row : study["results"]) {
+    if (row["kernel"] == "cublas") continue;
+    ASSERT_EQ(row["status"], "ok") << row.dump();
+    EXPECT_LE(row["abs_x_cublas"].get<double>(), 1.0) << row["label"] << " " << row["dist"] << " K " << row["k"];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2 * 4 * 4);
 }
 
 // The tensor_fp32 contract (README): the error max |C - C64| / (|A||B|)_ij no larger than cuBLAS
