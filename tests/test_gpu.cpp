@@ -1116,6 +1116,22 @@ TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
   EXPECT_EQ(ran, 7 * 2 * 4 * 3);
 }
 
+// Runs an accuracy study, prints its table and hands every kernel's row (cuBLAS's are the
+// reference) to `check`, which says whether it checked it; returns how many it did.
+template <class Check>
+int check_accuracy(const AccuracyOptions& o, Check check) {
+  std::ostringstream table;
+  const auto study = run_accuracy(o, table);
+  std::printf("%s", table.str().c_str());
+  int checked = 0;
+  for (auto& row : study["results"]) {
+    if (row["kernel"] == "cublas") continue;
+    EXPECT_EQ(row["status"], "ok") << row.dump();
+    if (row["status"] == "ok") checked += check(row) ? 1 : 0;
+  }
+  return checked;
+}
+
 // The accuracy study (`gemmlab accuracy`: M = N = 256, every distribution, K 64 to 65536) as a test
 // with its bound: Frobenius error ÷ cuBLAS SGEMM's in the same run. accum=kstep (the library's
 // accurate tensor path) is held to cuBLAS SGEMM's error, except on wide-range inputs at short K,
@@ -1129,20 +1145,14 @@ TEST(Gpu, AccuracyStudyWithinItsBound) {
   AccuracyOptions o;
   o.kernels = resolve_kernels({"wgmma"}, {"wgmma:", "wgmma:accum=kstep,tile=128x128x32,stages=3,slices=2"});
   o.ks = {64, 256, 1024, 4096, 16384, 65536};
-  std::ostringstream table;
-  const auto study = run_accuracy(o, table);
-  int checked = 0;
-  for (auto& row : study["results"]) {
-    const std::string kernel = row["kernel"], dist = row["dist"];
-    if (kernel == "cublas") continue;
-    ASSERT_EQ(row["status"], "ok") << row.dump();
+  const int checked = check_accuracy(o, [](const nlohmann::ordered_json& row) {
+    const std::string dist = row["dist"];
     const bool kstep = row["label"].get<std::string>().find("accum=kstep") != std::string::npos;
     const double bound = !kstep ? 6.0 : dist == "wide" && row["k"].get<int64_t>() < 1024 ? 1.2 : 1.0;
     EXPECT_LE(row["fro_x_cublas"].get<double>(), bound) << row["label"] << " " << dist << " K " << row["k"];
-    ++checked;
-  }
+    return true;
+  });
   EXPECT_EQ(checked, 2 * 4 * 6);
-  std::printf("%s", table.str().c_str());
 }
 
 // FP64 accumulators (accum=fp64): exact products summed in FP64, one rounding at the store, meet the
@@ -1153,16 +1163,10 @@ TEST(Gpu, Fp64AccumulatorsMeetTheContract) {
   o.kernels = resolve_kernels({"warptiled", "outer"},
                               {"warptiled:tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64", "outer:accum=fp64"});
   o.ks = {16, 256, 4096, 65536};
-  std::ostringstream table;
-  const auto study = run_accuracy(o, table);
-  std::printf("%s", table.str().c_str());
-  int checked = 0;
-  for (auto& row : study["results"]) {
-    if (row["kernel"] == "cublas") continue;
-    ASSERT_EQ(row["status"], "ok") << row.dump();
+  const int checked = check_accuracy(o, [](const nlohmann::ordered_json& row) {
     EXPECT_LE(row["abs_x_cublas"].get<double>(), 1.0) << row["label"] << " " << row["dist"] << " K " << row["k"];
-    ++checked;
-  }
+    return true;
+  });
   EXPECT_EQ(checked, 2 * 4 * 4);
 }
 
@@ -1181,18 +1185,12 @@ TEST(Gpu, TensorFp32ContractEveryRoute) {
   AccuracyOptions o;
   o.kernels = resolve_kernels({"ozaki", "gemmlab-tensor-fp32"}, {});
   o.ks = {16, 256, 1024, 4096, 16384, 65536};
-  std::ostringstream table;
-  const auto study = run_accuracy(o, table);
-  std::printf("%s", table.str().c_str());
-  int checked = 0;
-  for (auto& row : study["results"]) {
-    if (row["kernel"] == "cublas") continue;
-    ASSERT_EQ(row["status"], "ok") << row.dump();
+  const int checked = check_accuracy(o, [](const nlohmann::ordered_json& row) {
     const bool ozaki = row["kernel"] == "ozaki", wide_short = row["dist"] == "wide" && row["k"].get<int64_t>() < 256;
-    if (ozaki && wide_short) continue;
+    if (ozaki && wide_short) return false;
     EXPECT_LE(row["abs_x_cublas"].get<double>(), ozaki ? 1.0 : 2.0)
         << row["label"] << " " << row["dist"] << " K " << row["k"];
-    ++checked;
-  }
+    return true;
+  });
   EXPECT_EQ(checked, 2 * 4 * 6 - 1);
 }
