@@ -189,9 +189,64 @@ TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   auto small = pick(g, shape(1024, 1024, 1024), MathMode::tensor_fp32);
   EXPECT_EQ(small.family, "wgmma") << small.why;
   EXPECT_GT(small.splits, 1) << small.why;
-  // On the A100 the mma.sync 3xTF32 family is measured slower than SIMT: FP32 accuracy on SIMT.
-  EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tensor_fp32).family, "warptiled");
+  // On the A100 the mma.sync 3xTF32 family sums in FP32 fragments (never held to the contract):
+  // FP32 accuracy on SIMT with FP64 accumulators.
+  auto a100 = pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tensor_fp32);
+  EXPECT_EQ(a100.family, "warptiled");
+  EXPECT_NE(a100.params.find("accum=fp64"), std::string::npos) << a100.params;
   EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tf32).family, "tf32");
+}
+
+// tensor_fp32's contract (error at most cuBLAS SGEMM's, perf-log 37): the CUDA cores only with FP64
+// accumulators, the tensor cores only from K = 256 (kstep 1.3-1.9x and ozaki up to 3.4x cuBLAS
+// SGEMM's error at K = 16), hopper-simt never (FP32 accumulators only). Every corpus shape, both GPUs.
+TEST(Dispatch, TensorFp32TakesOnlyRoutesThatMeetItsContract) {
+  auto corpus = load_corpus("builtin");
+  for (auto& g : {GpuModel::h100(), GpuModel::a100()})
+    for (auto& s : corpus) {
+      auto d = pick(g, s.problem, MathMode::tensor_fp32);
+      if (d.route != Route::gemm) continue;
+      if (d.family == "wgmma" || d.family == "ozaki") {
+        EXPECT_GE(s.problem.k, 256) << s.name << ": " << d.why;
+        EXPECT_EQ(d.family == "wgmma", d.params.find("accum=kstep") != std::string::npos) << s.name;
+      } else {
+        EXPECT_NE(d.params.find("accum=fp64"), std::string::npos) << s.name << ": " << d.family << " " << d.params;
+        EXPECT_NE(d.why.find("FP64 accumulators"), std::string::npos) << d.why;
+      }
+    }
+  auto g = GpuModel::h100();
+  for (int64_t k : {1, 16, 64, 255}) {
+    auto d = pick(g, shape(4096, 4096, k), MathMode::tensor_fp32);
+    EXPECT_NE(d.params.find("accum=fp64"), std::string::npos) << k << ": " << d.family << " " << d.params;
+  }
+  EXPECT_EQ(pick(g, shape(4096, 4096, 256), MathMode::tensor_fp32).family, "wgmma");
+  // Strict FP32 keeps cuBLAS SGEMM's arithmetic.
+  EXPECT_EQ(pick(g, shape(4096, 4096, 16), MathMode::strict_fp32).params.find("accum=fp64"), std::string::npos);
+}
+
+// The library's other tensor_fp32 configurations (the GEMV routes, the defaults without workspace)
+// in the same arithmetic; strict and tf32 unchanged.
+TEST(Dispatch, ConfigurationsInTheModesArithmetic) {
+  for (const char* gemv : {"gemv-block", "gemv-columns"}) {
+    auto& f = *find_family(gemv);
+    auto accurate = default_params(gemv, MathMode::tensor_fp32);
+    EXPECT_EQ(parse_params(f, accurate).at("accum")[0], 1) << accurate;
+    EXPECT_EQ(parse_params(f, default_params(gemv, MathMode::strict_fp32)).at("accum")[0], 0);
+    EXPECT_EQ(with_math(gemv, "splits=4", MathMode::tensor_fp32).find("accum=fp64") != std::string::npos, true);
+    EXPECT_EQ(with_math(gemv, "splits=4", MathMode::tf32), "splits=4");
+  }
+  auto& w = *find_family("warptiled");
+  const auto fallback = default_params("warptiled", MathMode::tensor_fp32);
+  EXPECT_TRUE(accepts(w, fallback)) << fallback;
+  EXPECT_EQ(parse_params(w, fallback).at("accum")[0], 1) << fallback;
+  EXPECT_EQ(default_params("warptiled", MathMode::strict_fp32), format_params(w, parse_params(w, "")));
+  // Families without FP64 accumulators are returned as given.
+  EXPECT_EQ(with_math("wgmma", "mode=3x", MathMode::tensor_fp32), "mode=3x");
+  // Every tensor_fp32 configuration is built ahead of time.
+  auto built = dispatch_configurations(90);
+  for (const char* gemv : {"gemv-block", "gemv-columns"})
+    EXPECT_NE(std::find(built.begin(), built.end(), std::make_pair(std::string(gemv), default_params(gemv, MathMode::tensor_fp32))),
+              built.end()) << gemv;
 }
 
 // Every corpus shape, every mode, both GPUs: a valid configuration that takes the problem, built

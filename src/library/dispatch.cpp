@@ -62,6 +62,19 @@ const Candidate kSimt[] = {
     {"warptiled", "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", 80, 0.30, Candidate::simt},
     {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4", 80, 0.30, Candidate::simt},
 };
+// tensor_fp32 on the CUDA cores: the same tiles with FP64 accumulators (accum=fp64: exact products
+// summed in FP64, 0.07-0.41x cuBLAS SGEMM's error; perf-log 37), at half their FP32 rates (64x64:
+// 0.53 measured at 1024³ and 0.56 at 256³, results/h100/fp64-accum/c13c9fd; the others assumed
+// alike: DFMA runs at half the FFMA rate). 128x256 needs ~272 registers and 16x128 spills with them.
+const Candidate kSimtFp64[] = {
+    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3,accum=fp64", 252, 0.33, Candidate::simt},
+    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64", 252, 0.27, Candidate::simt},
+    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3,accum=fp64", 254, 0.28, Candidate::simt},
+    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3,accum=fp64", 254, 0.28, Candidate::simt},
+    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4,accum=fp64", 246, 0.23, Candidate::simt},
+    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4,accum=fp64", 254, 0.23, Candidate::simt},
+    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4,accum=fp64", 252, 0.15, Candidate::simt},
+};
 // On 9.0, hopper-simt (TMA-fed FFMA, persistent, one block per SM; 168 registers at launch, the
 // consumers get more): 47.9 TFLOP/s at 4096³ (results/h100/simt/), against warptiled's 45.3 there.
 // With op(B) K-contiguous (row-major NT, column-major TN) its B tile is swizzled (conflict=swizzle):
@@ -74,6 +87,12 @@ const Candidate kSimtHopper[] = {
 // TFLOP/s at K = 16 to 64 (0.17 of the FFMA rate; results/h100/simt/issue30-acd8273), so it wins
 // only where K is a few values.
 const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 66, 0.17, Candidate::store_bound}};
+// With FP64 accumulators: 0.11 of the FFMA rate (4096x4096x16: 94.7 against 59.9 us; c13c9fd).
+const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=8,kc=8,accum=fp64", 106, 0.11, Candidate::store_bound}};
+// tensor_fp32's tensor-core routes from this K on: the shortest K of the accuracy study at which
+// kstep and ozaki met the contract on every distribution (K = 256: kstep 0.48-0.92x cuBLAS SGEMM's
+// error, ozaki 0.16-0.20x; K = 16: kstep 1.30-1.94x, ozaki 3.4x on wide-range inputs).
+constexpr long long kTensorAccurateMinK = 256;
 // Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 
@@ -414,12 +433,20 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   }
   const size_t split_cap = std::min({kMaxSplitWorkspace, gpu.memory_bytes / 16, max_workspace});
   const size_t pack_cap = std::min(gpu.memory_bytes / 4, max_workspace);
-  std::vector<const std::vector<Parsed>*> lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld), &parsed(kOuter)};
-  if (gpu.arch == 90) lists.push_back(&parsed(kSimtHopper));
-  const bool tensor = gpu.arch >= 80 && math != MathMode::strict_fp32;
+  // tensor_fp32 takes only routes that meet its contract (error at most cuBLAS SGEMM's): the CUDA
+  // cores with FP64 accumulators, Hopper's tensor routes from kTensorAccurateMinK on. The mma.sync
+  // 3xTF32 family sums in FP32 fragments (like wgmma's accum=tile, up to 5x cuBLAS SGEMM's error)
+  // and was never held to the contract: not taken. Before 8.0 it is strict FP32 (the vectorized
+  // family has FP32 accumulators only).
+  const bool accurate = math == MathMode::tensor_fp32 && gpu.arch >= 80;
+  const bool tensor = gpu.arch >= 80 && math != MathMode::strict_fp32 && (!accurate || p.k >= kTensorAccurateMinK);
+  std::vector<const std::vector<Parsed>*> lists;
+  if (accurate) lists = {&parsed(kSimtFp64), &parsed(kOuterFp64)};
+  else lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld), &parsed(kOuter)};
+  if (gpu.arch == 90 && !accurate) lists.push_back(&parsed(kSimtHopper));
   if (tensor && gpu.arch == 90) lists.push_back(math == MathMode::tf32 ? &parsed(kWgmma1x) : &parsed(kWgmma3x));
-  if (math == MathMode::tensor_fp32 && gpu.arch == 90) lists.push_back(&parsed(kOzaki));
-  if (tensor && gpu.arch != 90) lists.push_back(math == MathMode::tf32 ? &parsed(kTf32_1x) : &parsed(kTf32_3x));
+  if (tensor && accurate && gpu.arch == 90) lists.push_back(&parsed(kOzaki));
+  if (tensor && !accurate && gpu.arch != 90) lists.push_back(math == MathMode::tf32 ? &parsed(kTf32_1x) : &parsed(kTf32_3x));
 
   const Parsed* best = nullptr;
   Estimate best_e;
@@ -487,6 +514,9 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   if (d.family == "ozaki")
     d.why += " (" + std::to_string(ozaki::choose_moduli({1.89f, 1.89f}, p.k)) +
              " moduli for normal inputs at this K; the kernel counts them from the data)";
+  if (accurate && best->c->kind != Candidate::tensor && best->c->kind != Candidate::emulated)
+    d.why += std::string(" (FP64 accumulators: tensor_fp32's error bound") +
+             (p.k < kTensorAccurateMinK ? "; the tensor cores miss it at K < " + std::to_string(kTensorAccurateMinK) : "") + ")";
   if (runner_up && runner_up->f != best->f)
     d.why += "; next: " + runner_up->f->name() + " " + fmt("%.1f", runner_up_us) + " us";
   return d;
@@ -497,6 +527,25 @@ std::string unsplit_gemv(const std::string& family, const std::string& params) {
   auto v = parse_params(f, params);
   if (v.count("splits")) v["splits"] = {1};
   return format_params(f, v);
+}
+
+std::string with_math(const std::string& family, const std::string& params, MathMode math) {
+  auto& f = *find_family(family);
+  auto v = parse_params(f, params);
+  const bool fp64 = math == MathMode::tensor_fp32 && v.count("accum") &&
+                    std::ranges::any_of(f.params(), [](const ParamSpec& p) {
+                      return p.name == "accum" && std::ranges::find(p.choices, "fp64") != p.choices.end();
+                    });
+  if (!fp64) return params;
+  v["accum"] = {1};
+  return format_params(f, v);
+}
+
+std::string default_params(const std::string& family, MathMode math) {
+  auto& f = *find_family(family);
+  // warptiled's default 8x16 thread tile has no register room for FP64 accumulators.
+  if (family == "warptiled" && math == MathMode::tensor_fp32) return format_params(f, parsed(kSimtFp64)[0].v);
+  return with_math(family, format_params(f, parse_params(f, "")), math);
 }
 
 std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch) {
@@ -511,10 +560,11 @@ std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arc
   };
   add(arch >= 80 ? parsed(kSimt) : parsed(kSimtOld));
   add(parsed(kOuter));
+  if (arch >= 80) add(parsed(kSimtFp64)), add(parsed(kOuterFp64));
   if (arch == 90) add(parsed(kSimtHopper)), add(parsed(kWgmma3x)), add(parsed(kWgmma1x)), add(parsed(kOzaki));
   if (arch >= 80 && arch != 90) add(parsed(kTf32_3x)), add(parsed(kTf32_1x));
   for (const char* gemv : {"gemv-block", "gemv-columns"})
-    out.emplace_back(gemv, format_params(*find_family(gemv), parse_params(*find_family(gemv), "")));
+    for (auto math : {MathMode::strict_fp32, MathMode::tensor_fp32}) out.emplace_back(gemv, default_params(gemv, math));
   return out;
 }
 

@@ -67,6 +67,14 @@ Problem vector_problem(const Problem& canonical, Route r);
 // has it): it needs no workspace, the library's GEMV plan when none can be had.
 std::string unsplit_gemv(const std::string& family, const std::string& params);
 
+// A configuration in a math mode's arithmetic: tensor_fp32 gives the CUDA-core families that have
+// it FP64 accumulators (accum=fp64), so the GEMV routes and the no-workspace fallback meet the mode's
+// contract as the dispatcher's choices do; other modes and families unchanged.
+std::string with_math(const std::string& family, const std::string& params, MathMode math);
+
+// A family's defaults in a math mode's arithmetic: the library's configuration where nothing else decides.
+std::string default_params(const std::string& family, MathMode math);
+
 // Every (family, params) the dispatcher can pick on this architecture: built ahead of time.
 std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch);
 

@@ -432,16 +432,16 @@ class Library {
   // `no_workspace`, a choice that needs no workspace: the table is skipped, the model keeps to
   // configurations without split-K, packing or staging).
   Decision decide(int device, const Problem& p, MathMode math, bool no_workspace) {
-    if (p.op == Op::gemv) return {table_choice(device, p, "a GEMV call"), Route::gemm, p};
+    if (p.op == Op::gemv) return {table_choice(device, p, "a GEMV call", math), Route::gemm, p};
     const Problem c = canonical(p);
     auto d = dispatch(model(device), c, math, no_workspace ? 0 : kNoWorkspaceBound);
     if (d.route != Route::gemm) {
       Problem g = vector_problem(c, d.route);
-      auto ch = table_choice(device, g, d.why);
+      auto ch = table_choice(device, g, d.why, math);
       return {ch, d.route, g};
     }
     if (math == MathMode::strict_fp32 && !no_workspace)
-      if (auto ch = table_choice(device, p, "measured for this shape", /*exact=*/true); !ch.family.empty())
+      if (auto ch = table_choice(device, p, "measured for this shape", math, /*exact=*/true); !ch.family.empty())
         return {ch, Route::gemm, p};
     Choice ch{d.family, d.params, "model", d.why, d.workspace_bytes, d.predicted_us};
     return {ch, Route::gemm, p};
@@ -451,7 +451,8 @@ class Library {
   // defaults. With `exact`, only what was measured for this problem: a database entry of its shape
   // class (the user tuned it), a built-in entry of its very shape and layout (the table holds
   // row-major NN squares: its 1024³ entry is no guide for 768³ or 1024 x 4096 x 1024), else nothing.
-  Choice table_choice(int device, const Problem& p, const std::string& why, bool exact = false,
+  // In tensor_fp32, a CUDA-core configuration in the mode's arithmetic (with_math).
+  Choice table_choice(int device, const Problem& p, const std::string& why, MathMode math, bool exact = false,
                       bool defaults_only = false) {
     auto& dev = device_info(device);
     auto arch = arch_name(dev.cc_major, dev.cc_minor);
@@ -465,8 +466,9 @@ class Library {
       auto* f = find_family(e->family);
       return f && f->op() == p.op && accepts(*f, e->params) && launcher(*f, e->params).unsupported(p).empty();
     };
-    auto made = [&](const std::string& family, const std::string& params, const std::string& source) {
+    auto made = [&](const std::string& family, const std::string& given, const std::string& source) {
       auto& f = *find_family(family);
+      const std::string params = with_math(family, given, math);
       Choice ch{family, params, source, why};
       ch.workspace_bytes = launcher(f, params).workspace_bytes(p);
       return ch;
@@ -482,7 +484,7 @@ class Library {
       return made(e->family, e->params, "built-in table");
     if (exact) return {};
     std::string family = p.op == Op::gemm ? "warptiled" : op_a_strides(p).col == 1 ? "gemv-block" : "gemv-columns";
-    return made(family, format_params(*find_family(family), parse_params(*find_family(family), "")), "defaults");
+    return made(family, default_params(family, math), "defaults");
   }
 
   // With `no_workspace`, a plan that needs none (the fallback when a workspace cannot be had).
@@ -505,7 +507,7 @@ class Library {
     const auto& lp = owned->plan;
     if (no_workspace && (lp.workspace_floats || lp.counter_count || lp.packed.floats() || lp.tma.staged_floats())) {
       if (d.problem.op == Op::gemv) ch.params = unsplit_gemv(ch.family, ch.params);
-      else ch = table_choice(device, p, "no workspace to be had", false, /*defaults_only=*/true);
+      else ch = table_choice(device, p, "no workspace to be had", math, false, /*defaults_only=*/true);
       owned->plan = plan_of(ch);
     }
     const auto& plan = owned->plan;
