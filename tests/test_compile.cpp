@@ -11,6 +11,7 @@
 
 #include "compile/compile.hpp"
 #include "kernels/family.hpp"
+#include "library/dispatch.hpp"
 
 using namespace gemmlab;
 
@@ -191,13 +192,12 @@ TEST_F(CompileTest, CompileAheadHandsOverItsResult) {
 // compile without spills in the configurations a fallback would take: square warp tiles, outer, the
 // two GEMV families. (The narrow 16x128 tile of 2 warps spills 76 bytes with them: not listed.)
 TEST_F(CompileTest, Fp64AccumulatorsCompileWithoutSpills) {
-  const std::pair<const char*, const char*> points[] = {
-      {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64"},
-      {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3,accum=fp64"},
-      {"outer", "accum=fp64"},
-      {"gemv-block", "accum=fp64"},
-      {"gemv-columns", "accum=fp64"}};
-  for (auto [name, params] : points) {
+  // Every FP64 configuration the library's tensor_fp32 may take.
+  std::vector<std::pair<std::string, std::string>> points;
+  for (auto& c : dispatch_configurations(90))
+    if (c.second.find("accum=fp64") != std::string::npos) points.push_back(c);
+  EXPECT_GE(points.size(), 7u);
+  for (auto& [name, params] : points) {
     auto& f = *find_family(name);
     auto v = parse_params(f, params);
     auto out = compile_cubin({f.name(), f.source(), f.defines(v), "sm_90"}, false);

@@ -84,6 +84,14 @@ std::string format_value(const ParamSpec& spec, const std::vector<int>& v) {
   return s;
 }
 
+bool KernelFamily::fp64_accumulators(const ParamValues& v) const {
+  auto it = v.find("accum");
+  if (it == v.end()) return false;
+  for (auto& spec : params())
+    if (spec.name == "accum") return size_t(it->second[0]) < spec.choices.size() && spec.choices[it->second[0]] == "fp64";
+  return false;
+}
+
 std::string format_params(const KernelFamily& f, const ParamValues& v) {
   std::string s;
   for (auto& spec : f.params()) s += (s.empty() ? "" : ",") + spec.name + "=" + format_value(spec, v.at(spec.name));

@@ -151,11 +151,14 @@ class KernelFamily {
   // once (0 when unknown: no GPU, or before the kernel is loaded).
   virtual int splits(const ParamValues&, const Problem&, int /*resident_blocks*/) const { return 1; }
   virtual std::string reduce_entry() const { return {}; }
-  // Floats of workspace for the partial sums of `splits` slices: [split][m][n], unless the family
-  // keeps them otherwise (`resident_blocks` as for splits(): 0 when unknown).
-  virtual long long split_workspace_floats(const ParamValues&, const Problem& p, int splits, int /*resident_blocks*/) const {
-    return splits > 1 ? (long long)splits * p.m * p.n : 0;
+  // Floats of workspace for the partial sums of `splits` slices: [split][m][n], two floats each with
+  // FP64 accumulators (accum=fp64; accumulate.cuh), unless the family keeps them otherwise
+  // (`resident_blocks` as for splits(): 0 when unknown).
+  virtual long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int /*resident_blocks*/) const {
+    return splits > 1 ? (long long)splits * (fp64_accumulators(v) ? 2 : 1) * p.m * p.n : 0;
   }
+  // The configuration sums in FP64 (its `accum` parameter is the choice "fp64": tiled::accum_param).
+  bool fp64_accumulators(const ParamValues& v) const;
   // Arrival counters (GemmArgs::counters) of a family whose last block of each tile adds the
   // splits itself, instead of a reduce kernel. Zero before every call; the kernel leaves them so.
   virtual long long workspace_counters(const ParamValues&, const Problem&) const { return 0; }

@@ -65,12 +65,11 @@ const Candidate kSimt[] = {
 // tensor_fp32 on the CUDA cores: the same tiles with FP64 accumulators (accum=fp64: exact products
 // summed in FP64, 0.07-0.41x cuBLAS SGEMM's error; perf-log 37), at half their FP32 rates (64x64:
 // 0.53 measured at 1024³ and 0.56 at 256³, results/h100/fp64-accum/c13c9fd; the others assumed
-// alike: DFMA runs at half the FFMA rate). 128x256 needs ~272 registers and 16x128 spills with them.
+// alike: DFMA runs at half the FFMA rate). 128x256 needs ~272 registers; 16x128, 64x128 and 128x64
+// spill with them (CompileTest.Fp64AccumulatorsCompileWithoutSpills checks those listed).
 const Candidate kSimtFp64[] = {
     {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3,accum=fp64", 252, 0.33, Candidate::simt},
     {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64", 252, 0.27, Candidate::simt},
-    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3,accum=fp64", 254, 0.28, Candidate::simt},
-    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3,accum=fp64", 254, 0.28, Candidate::simt},
     {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4,accum=fp64", 246, 0.23, Candidate::simt},
     {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4,accum=fp64", 254, 0.23, Candidate::simt},
     {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4,accum=fp64", 252, 0.15, Candidate::simt},
@@ -89,10 +88,12 @@ const Candidate kSimtHopper[] = {
 const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 66, 0.17, Candidate::store_bound}};
 // With FP64 accumulators: 0.11 of the FFMA rate (4096x4096x16: 94.7 against 59.9 us; c13c9fd).
 const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=8,kc=8,accum=fp64", 106, 0.11, Candidate::store_bound}};
-// tensor_fp32's tensor-core routes from this K on: the shortest K of the accuracy study at which
-// kstep and ozaki met the contract on every distribution (K = 256: kstep 0.48-0.92x cuBLAS SGEMM's
-// error, ozaki 0.16-0.20x; K = 16: kstep 1.30-1.94x, ozaki 3.4x on wide-range inputs).
-constexpr long long kTensorAccurateMinK = 256;
+// tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
+// x K, normal, positive, wide-range and uniform inputs; results/h100/fp64-accum/4541176) from which
+// each met the contract on every distribution. kstep: 1.30-1.94x cuBLAS SGEMM's error at K = 16,
+// 1.05 and 1.17x (wide) at 32 and 64, at most 0.61x from 128 on. ozaki: 3.4x (wide) at K = 16, at
+// most 0.24x from 32 on.
+constexpr long long kKstepMinK = 128, kOzakiMinK = 32;
 // Before compute capability 8.0 (no cp.async): the vectorized family at its defaults.
 const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 
@@ -136,8 +137,9 @@ struct Estimate {
 // A tiled kernel of blocks BM x BN x BK, K split `s` ways (partial sums then a reduce kernel):
 // the busiest SM runs ceil(blocks / slots) waves of tiles; the memory floor is the inputs read
 // once and the outputs (or partial sums) written.
+// `planes`: floats per partial sum (2 with FP64 accumulators).
 Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v,
-                    const LaunchGeometry& g, int s) {
+                    const LaunchGeometry& g, int s, int planes) {
   auto& t = v.at("tile");
   const long long bm = t[0], bn = t[1], bk = t[2];
   const int threads = int(g.block.x * g.block.y * g.block.z);
@@ -161,7 +163,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double streams = std::min(1.0, blocks / (2.0 * gpu.sms));
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
-  const double out_bytes = s > 1 ? 4.0 * mn * s : 4.0 * mn * (1 + beta_reads);
+  const double out_bytes = s > 1 ? 4.0 * planes * mn * s : 4.0 * mn * (1 + beta_reads);
   double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / (bw * streams);
   // A leading dimension that is not a multiple of 4 floats: the library's plan takes the variant
   // without 16-byte accesses (launcher whole_alignment), C stored a float at a time. Measured on
@@ -174,8 +176,8 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (kBetaStoreShare * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
-    us += 4.0 * mn * (s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
-    e.workspace = size_t(4.0 * mn * s);
+    us += 4.0 * mn * (planes * s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
+    e.workspace = size_t(4.0 * planes * mn * s);
   }
   e.us = us;
   return e;
@@ -434,18 +436,18 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   const size_t split_cap = std::min({kMaxSplitWorkspace, gpu.memory_bytes / 16, max_workspace});
   const size_t pack_cap = std::min(gpu.memory_bytes / 4, max_workspace);
   // tensor_fp32 takes only routes that meet its contract (error at most cuBLAS SGEMM's): the CUDA
-  // cores with FP64 accumulators, Hopper's tensor routes from kTensorAccurateMinK on. The mma.sync
+  // cores with FP64 accumulators, Hopper's tensor routes from kKstepMinK / kOzakiMinK on. The mma.sync
   // 3xTF32 family sums in FP32 fragments (like wgmma's accum=tile, up to 5x cuBLAS SGEMM's error)
   // and was never held to the contract: not taken. Before 8.0 it is strict FP32 (the vectorized
   // family has FP32 accumulators only).
   const bool accurate = math == MathMode::tensor_fp32 && gpu.arch >= 80;
-  const bool tensor = gpu.arch >= 80 && math != MathMode::strict_fp32 && (!accurate || p.k >= kTensorAccurateMinK);
+  const bool tensor = gpu.arch >= 80 && math != MathMode::strict_fp32 && (!accurate || p.k >= kKstepMinK);
   std::vector<const std::vector<Parsed>*> lists;
   if (accurate) lists = {&parsed(kSimtFp64), &parsed(kOuterFp64)};
   else lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld), &parsed(kOuter)};
   if (gpu.arch == 90 && !accurate) lists.push_back(&parsed(kSimtHopper));
   if (tensor && gpu.arch == 90) lists.push_back(math == MathMode::tf32 ? &parsed(kWgmma1x) : &parsed(kWgmma3x));
-  if (tensor && accurate && gpu.arch == 90) lists.push_back(&parsed(kOzaki));
+  if (accurate && gpu.arch == 90 && p.k >= kOzakiMinK) lists.push_back(&parsed(kOzaki));
   if (tensor && !accurate && gpu.arch != 90) lists.push_back(math == MathMode::tf32 ? &parsed(kTf32_1x) : &parsed(kTf32_3x));
 
   const Parsed* best = nullptr;
@@ -483,7 +485,7 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
         for (int s = 1; s <= most; ++s) {
           // Each slice keeps at least four K tiles: shorter ones are mostly prologue.
           if (s > 1 && ceil_div(p.k, s) < 4 * bk) break;
-          auto x = tiled_time(gpu, p, *c.c, c.v, g, s);
+          auto x = tiled_time(gpu, p, *c.c, c.v, g, s, c.f->fp64_accumulators(c.v) ? 2 : 1);
           if (x.workspace > split_cap) break;
           if (x.us < e.us) e = x;
         }
@@ -516,7 +518,7 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
              " moduli for normal inputs at this K; the kernel counts them from the data)";
   if (accurate && best->c->kind != Candidate::tensor && best->c->kind != Candidate::emulated)
     d.why += std::string(" (FP64 accumulators: tensor_fp32's error bound") +
-             (p.k < kTensorAccurateMinK ? "; the tensor cores miss it at K < " + std::to_string(kTensorAccurateMinK) : "") + ")";
+             (p.k < kOzakiMinK ? "; the tensor cores miss it at K < " + std::to_string(kOzakiMinK) : "") + ")";
   if (runner_up && runner_up->f != best->f)
     d.why += "; next: " + runner_up->f->name() + " " + fmt("%.1f", runner_up_us) + " us";
   return d;
@@ -532,13 +534,9 @@ std::string unsplit_gemv(const std::string& family, const std::string& params) {
 std::string with_math(const std::string& family, const std::string& params, MathMode math) {
   auto& f = *find_family(family);
   auto v = parse_params(f, params);
-  const bool fp64 = math == MathMode::tensor_fp32 && v.count("accum") &&
-                    std::ranges::any_of(f.params(), [](const ParamSpec& p) {
-                      return p.name == "accum" && std::ranges::find(p.choices, "fp64") != p.choices.end();
-                    });
-  if (!fp64) return params;
+  if (math != MathMode::tensor_fp32 || !v.count("accum")) return params;
   v["accum"] = {1};
-  return format_params(f, v);
+  return f.fp64_accumulators(v) ? format_params(f, v) : params;
 }
 
 std::string default_params(const std::string& family, MathMode math) {

@@ -20,6 +20,31 @@ struct AccumulatorOf<1> {
 __device__ inline float mac(float a, float b, float acc) { return fmaf(a, b, acc); }
 __device__ inline double mac(float a, float b, double acc) { return fma(double(a), double(b), acc); }
 
+// Partial sums of a split reduction, in a float workspace. An FP64 one goes out as two planes: the
+// sum rounded to float, then what that rounding lost (together 48 of its bits), so the rounding of
+// the final sum stays the only one (a float partial would add one rounding per split: the library's
+// tensor_fp32 measured 1.08x cuBLAS SGEMM's error with 33 splits of K = 4096, perf-log 38).
+template <class Acc>
+constexpr int kPartialPlanes = sizeof(Acc) / sizeof(float);
+
+__device__ inline float partial_plane(float x, int) { return x; }
+__device__ inline float partial_plane(double x, int plane) {
+  const float hi = float(x);
+  return plane ? float(x - double(hi)) : hi;
+}
+// The partial sum at p, its planes `stride` floats apart (written by other blocks: read past L1).
+template <class Acc>
+__device__ inline Acc partial_at(const float* p, long long stride) {
+  Acc v = Acc(__ldcg(p));
+  if (kPartialPlanes<Acc> == 2) v += Acc(__ldcg(p + stride));
+  return v;
+}
+template <class Acc>
+__device__ inline void store_partial(float* p, long long stride, Acc x) {
+#pragma unroll
+  for (int plane = 0; plane < kPartialPlanes<Acc>; ++plane) p[plane * stride] = partial_plane(x, plane);
+}
+
 }  // namespace gl
 
 #ifndef ACCUM

@@ -368,14 +368,16 @@ struct ThreadTile {
     }
   }
 
-  // (m0, n0): the block tile's origin in C. vec: 16-byte stores allowed.
-  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0, bool vec = C_VEC) const {
+  // (m0, n0): the block tile's origin in C. vec: 16-byte stores allowed. plane: which float of an FP64
+  // split partial sum (partial_plane; 0, the sum rounded, for C itself).
+  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0, bool vec = C_VEC,
+                        int plane = 0) const {
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
       for (int j = 0; j < FN / 4; ++j) {
-        const float v[4] = {float(acc[i][4 * j]), float(acc[i][4 * j + 1]), float(acc[i][4 * j + 2]),
-                            float(acc[i][4 * j + 3])};
+        const float v[4] = {partial_plane(acc[i][4 * j], plane), partial_plane(acc[i][4 * j + 1], plane),
+                            partial_plane(acc[i][4 * j + 2], plane), partial_plane(acc[i][4 * j + 3], plane)};
         store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, v, vec);
       }
   }
@@ -447,28 +449,30 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
   }
 }
 
-// With split-K, slice z's raw partial sums go to its part of the workspace (a row-major M × N
-// matrix, alpha = 1, beta = 0); one store path for both keeps the register count down.
-__device__ inline GemmArgs splitk_output(const GemmArgs& g, int z, int splits) {
+// With split-K, slice z's raw partial sums go to its part of the workspace (`planes` row-major
+// M × N matrices, kPartialPlanes of the accumulators; alpha = 1, beta = 0); one store path for both
+// keeps the register count down. plane: the next plane's matrix.
+__device__ inline GemmArgs splitk_output(const GemmArgs& g, int z, int splits, int planes = 1, int plane = 0) {
   GemmArgs out = g;
   if (splits > 1) {
-    out.c = g.workspace + (long long)z * g.m * g.n;
+    out.c = g.workspace + ((long long)z * planes + plane) * g.m * g.n;
     out.c_row = g.n, out.alpha = 1.0f, out.beta = 0.0f;
   }
   return out;
 }
 
 // The second step of split-K: C = alpha · Σ_z partial_z + beta · C, one thread per element (the
-// families' reduce kernels are 256-thread wrappers of this).
+// families' reduce kernels are 256-thread wrappers of this), summed in the accumulators' type.
+template <class Acc = float>
 __device__ inline void splitk_reduce(const GemmArgs& g, int splits) {
   const long long mn = g.m * g.n;
   for (long long e = blockIdx.x * 256ll + threadIdx.x; e < mn; e += 256ll * gridDim.x) {
-    float sum = 0.0f;
+    Acc sum = 0;
     // Unrolled, eight slices' loads are in flight before their adds (which keep split order): a
     // huge K split hundreds of ways would otherwise wait on one load at a time.
 #pragma unroll 8
-    for (int z = 0; z < splits; ++z) sum += g.workspace[z * mn + e];
-    store_c(g, e / g.n, e % g.n, sum);
+    for (int z = 0; z < splits; ++z) sum += partial_at<Acc>(g.workspace + z * kPartialPlanes<Acc> * mn + e, mn);
+    store_c(g, e / g.n, e % g.n, float(sum));
   }
 }
 

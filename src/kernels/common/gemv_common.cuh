@@ -119,7 +119,7 @@ __device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals,
     const long long i = base + o;
     if (i >= g.m) continue;
     Acc sum = 0;
-    for (int s = 0; s < splits; ++s) sum += Acc(__ldcg(g.workspace + s * g.m + i));
+    for (int s = 0; s < splits; ++s) sum += gl::partial_at<Acc>(g.workspace + s * gl::kPartialPlanes<Acc> * g.m + i, g.m);
     store_y(g, i, float(sum));
   }
   if (tid == 0) *arrivals = 0;

@@ -21,6 +21,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemv_block(GemmArgs g) {
     if (threadIdx.x == 0) store_y(g, i, float(acc));
     return;
   }
-  if (threadIdx.x == 0) g.workspace[blockIdx.z * g.m + i] = float(acc);
+  if (threadIdx.x == 0) gl::store_partial(g.workspace + blockIdx.z * gl::kPartialPlanes<Accumulator> * g.m + i, g.m, acc);
   add_splits_if_last<Accumulator>(g, g.counters + i, i, 1, threadIdx.x, THREADS);
 }

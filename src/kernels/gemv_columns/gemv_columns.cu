@@ -73,7 +73,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
     if (splits == 1)
       store_y(g, i, float(sum));
     else
-      g.workspace[blockIdx.z * g.m + i] = float(sum);
+      gl::store_partial(g.workspace + blockIdx.z * gl::kPartialPlanes<Accumulator> * g.m + i, g.m, sum);
   }
   if (splits == 1) return;
   add_splits_if_last<Accumulator>(g, g.counters + blockIdx.x, base, TX * VPT, threadIdx.y * TX + threadIdx.x, TX * TY);

@@ -39,11 +39,12 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   const int first = blockIdx.z * per_split, count = max(0, min(tiles, first + per_split) - first);
   gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0, first,
                                                                         count);
-  const GemmArgs out = gl::splitk_output(g, blockIdx.z, gridDim.z);
+  constexpr int planes = gl::kPartialPlanes<Accumulator>;
   const bool vec = gridDim.z > 1 ? g.n % 4 == 0 : C_VEC;
-  t.store(out, m0, n0, row0, col0, vec);
+  t.store(gl::splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec);
+  if (planes == 2 && gridDim.z > 1) t.store(gl::splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1);
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
-  gl::splitk_reduce(g, splits);
+  gl::splitk_reduce<Accumulator>(g, splits);
 }
