@@ -30,7 +30,8 @@ constexpr int kPartialPlanes = sizeof(Acc) / sizeof(float);
 __device__ inline float partial_plane(float x, int) { return x; }
 __device__ inline float partial_plane(double x, int plane) {
   const float hi = float(x);
-  return plane ? float(x - double(hi)) : hi;
+  // An infinite or NaN hi carries the whole sum (Inf - Inf would add a NaN to it).
+  return plane == 0 ? hi : isfinite(hi) ? float(x - double(hi)) : 0.0f;
 }
 // The partial sum at p, its planes `stride` floats apart (written by other blocks: read past L1).
 template <class Acc>
