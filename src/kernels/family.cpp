@@ -88,7 +88,8 @@ bool KernelFamily::fp64_accumulators(const ParamValues& v) const {
   auto it = v.find("accum");
   if (it == v.end()) return false;
   for (auto& spec : params())
-    if (spec.name == "accum") return size_t(it->second[0]) < spec.choices.size() && spec.choices[it->second[0]] == "fp64";
+    if (spec.name == "accum")
+      return size_t(it->second[0]) < spec.choices.size() && spec.choices[it->second[0]].starts_with("fp64");
   return false;
 }
 

@@ -20,7 +20,13 @@ inline std::string grid_limit(const Problem& p, int bm) {
 inline std::string define(const char* name, int v) { return std::string("-D") + name + "=" + std::to_string(v); }
 
 // The accumulators' parameter of the SIMT families that offer FP64 (accumulate.cuh), defined as ACCUM.
-inline ParamSpec accum_param() {
+// tile_sums: also fp64tile, each K tile's products summed in FP32, the tiles' sums added in FP64.
+inline ParamSpec accum_param(bool tile_sums = false) {
+  if (tile_sums)
+    return {"accum", {0}, 0, 2,
+            "accumulators: FP32 (cuBLAS SGEMM's arithmetic), FP64 (exact products, one rounding) or fp64tile "
+            "(FP32 sums of each K tile's BK products, added in FP64)",
+            {"fp32", "fp64", "fp64tile"}};
   return {"accum", {0}, 0, 1, "accumulators: FP32 (cuBLAS SGEMM's arithmetic) or FP64 (exact products, one rounding)",
           {"fp32", "fp64"}};
 }

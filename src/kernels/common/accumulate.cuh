@@ -15,6 +15,11 @@ template <>
 struct AccumulatorOf<1> {
   using type = double;
 };
+// fp64tile: FP64 accumulators that take one FP32 sum per K tile (ThreadTile's TILE_SUMS).
+template <>
+struct AccumulatorOf<2> {
+  using type = double;
+};
 
 // One multiply-add into an accumulator.
 __device__ inline float mac(float a, float b, float acc) { return fmaf(a, b, acc); }

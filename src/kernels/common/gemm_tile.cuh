@@ -310,8 +310,9 @@ struct TileCopier {
 //
 // FM × FN outputs; sub-tile (i, j) covers rows row0 + i*ROW_STEP + 0..3 and columns col0 + j*COL_STEP + 0..3 of the
 // block tile, so each k needs FM/4 + FN/4 16-byte shared loads for FM·FN FMAs. Acc: the accumulators'
-// type (accumulate.cuh).
-template <int FM, int FN, int ROW_STEP, int COL_STEP, class Acc = float>
+// type (accumulate.cuh). TILE_SUMS: mma() sums its K tile in FP32 (FFMA speed) and adds that sum to
+// the accumulators once (Acc double: accum=fp64tile), so FP32 rounds BK products, not all of K.
+template <int FM, int FN, int ROW_STEP, int COL_STEP, class Acc = float, bool TILE_SUMS = false>
 struct ThreadTile {
   Acc acc[FM][FN];
 
@@ -348,6 +349,16 @@ struct ThreadTile {
 
   template <int KSTEPS, class TileA, class TileB>
   __device__ void mma(const float* As, const float* Bs, int row0, int col0) {
+    if constexpr (TILE_SUMS) {
+      ThreadTile<FM, FN, ROW_STEP, COL_STEP> sums;
+      sums.zero();
+      sums.template mma<KSTEPS, TileA, TileB>(As, Bs, row0, col0);
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) acc[i][j] += Acc(sums.acc[i][j]);
+      return;
+    }
 #pragma unroll
     for (int k = 0; k < KSTEPS; ++k) {
       float a[FM], b[FN];

@@ -28,7 +28,7 @@ class Warptiled final : public KernelFamily {
             {"fragments", {0}, 0, 1, "register fragments of the k steps", {"single", "double"}},
             {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed (small M·N, huge K)"},
             {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"},
-            tiled::accum_param()};
+            tiled::accum_param(/*tile_sums=*/true)};
   }
   const char* source() const override { return embedded::warptiled_source; }
   std::string entry() const override { return "gemm_warptiled"; }
@@ -39,11 +39,15 @@ class Warptiled final : public KernelFamily {
     if (!tiled::warp_tile_fits(out, v)) return out;
     tiled::kstage_violations(out, v, threads(v), v.at("stages")[0]);
     int cap = 65536 / (threads(v) * v.at("minblocks")[0]);
-    // The accumulators (two registers each in FP64) and a minimum of addressing.
-    int need = r[0] * r[1] * (v.at("accum")[0] + 1) + 16;
+    // The accumulators (two registers each in FP64, one more for fp64tile's FP32 tile sum) and a
+    // minimum of addressing.
+    const int accum = v.at("accum")[0];
+    int need = r[0] * r[1] * (accum + 1) + 16;
     if (out.empty() && need > std::min(cap, kMaxRegisters))
       out.push_back("minblocks " + s(v.at("minblocks")[0]) + " caps registers at " + s(std::min(cap, kMaxRegisters)) +
-                    " per thread, under the ~" + s(need) + " the " + s(r[0]) + "x" + s(r[1]) + " tile needs" + (v.at("accum")[0] ? " with FP64 accumulators" : ""));
+                    " per thread, under the ~" + s(need) + " the " + s(r[0]) + "x" + s(r[1]) + " tile needs" + (accum ? " with FP64 accumulators" : ""));
+    if (accum == 2 && v.at("fragments")[0] == 1)
+      out.push_back("accum=fp64tile sums each K tile in one step (fragments=single): double fragments run k steps across tiles");
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {

@@ -12,7 +12,8 @@ constexpr int LANES_N = WN / TN;  // lanes along N in a warp
 constexpr int LANES_M = WM / TM;
 using TileA = gl::KTileFor<BM, BK, CONFLICT>;
 using TileB = gl::KTileFor<BN, BK, CONFLICT>;
-// ACCUM 1: FP64 accumulators (exact products, one rounding at the store).
+// ACCUM 1: FP64 accumulators (exact products, one rounding at the store); 2: FP32 sums of each K
+// tile added to FP64 accumulators.
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 
 // MINBLOCKS asks the compiler to fit that many blocks per SM (at most 65536 / (NT · MINBLOCKS)
@@ -32,7 +33,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int row0 = (warp / WARPS_N) * WM + (lane / LANES_N) * 4;
   const int col0 = (warp % WARPS_N) * WN + (lane % LANES_N) * 4;
-  gl::ThreadTile<TM, TN, LANES_M * 4, LANES_N * 4, Accumulator> t;
+  gl::ThreadTile<TM, TN, LANES_M * 4, LANES_N * 4, Accumulator, ACCUM == 2> t;
   t.zero();
   // Split-K: split z of gridDim.z takes an equal run of the K tiles.
   const int tiles = gl::k_tiles(g, BK), per_split = (tiles + gridDim.z - 1) / gridDim.z;
