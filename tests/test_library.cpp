@@ -211,6 +211,8 @@ TEST(Dispatch, TensorFp32TakesOnlyRoutesThatMeetItsContract) {
         EXPECT_EQ(d.family == "wgmma", d.params.find("accum=kstep") != std::string::npos) << s.name;
       } else {
         EXPECT_NE(d.params.find("accum=fp64"), std::string::npos) << s.name << ": " << d.family << " " << d.params;
+        // FP32 sums of each K tile: as FP32 at K = 16 (one tile), within the contract from 32.
+        if (d.params.find("accum=fp64tile") != std::string::npos) EXPECT_GE(s.problem.k, 32) << s.name;
         EXPECT_NE(d.why.find("FP64 accumulators"), std::string::npos) << d.why;
       }
     }
@@ -218,7 +220,9 @@ TEST(Dispatch, TensorFp32TakesOnlyRoutesThatMeetItsContract) {
   for (int64_t k : {1, 16, 31}) {
     auto d = pick(g, shape(4096, 4096, k), MathMode::tensor_fp32);
     EXPECT_NE(d.params.find("accum=fp64"), std::string::npos) << k << ": " << d.family << " " << d.params;
+    EXPECT_EQ(d.params.find("accum=fp64tile"), std::string::npos) << k << ": " << d.params;
   }
+  EXPECT_NE(pick(g, shape(8, 12288, 4096), MathMode::tensor_fp32).params.find("accum=fp64tile"), std::string::npos);
   for (int64_t k : {32, 64, 127}) EXPECT_NE(pick(g, shape(4096, 4096, k), MathMode::tensor_fp32).family, "wgmma") << k;
   EXPECT_EQ(pick(g, shape(4096, 4096, 256), MathMode::tensor_fp32).family, "wgmma");
   // Strict FP32 keeps cuBLAS SGEMM's arithmetic.

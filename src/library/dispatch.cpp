@@ -86,6 +86,17 @@ const Candidate kSimtHopper[] = {
 // TFLOP/s at K = 16 to 64 (0.17 of the FFMA rate; results/h100/simt/issue30-acd8273), so it wins
 // only where K is a few values.
 const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 66, 0.17, Candidate::store_bound}};
+// From K = 32 (kTileSumsMinK): accum=fp64tile, each K tile of 16 products summed in FP32 and the
+// tiles' sums in FP64: 0.12-0.73x cuBLAS SGEMM's error from K = 32 (1.2-1.7x at K = 16, one tile:
+// plain FP32), at 0.81-0.82 of the FP32 speed (64x64 at 1024³, 32x128 at 8x12288x4096;
+// results/h100/fp64-accum/4a3f454, perf-log 40). 128x128 spills with it.
+constexpr long long kTileSumsMinK = 32;
+const Candidate kSimtFp64Tile[] = {
+    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64tile", 245, 0.43, Candidate::simt},
+    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4,accum=fp64tile", 243, 0.37, Candidate::simt},
+    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4,accum=fp64tile", 249, 0.37, Candidate::simt},
+    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4,accum=fp64tile", 255, 0.25, Candidate::simt},
+};
 // With FP64 accumulators: 0.11 of the FFMA rate (4096x4096x16: 94.7 against 59.9 us; c13c9fd).
 const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=8,kc=8,accum=fp64", 106, 0.11, Candidate::store_bound}};
 // tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
@@ -445,6 +456,7 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   std::vector<const std::vector<Parsed>*> lists;
   if (accurate) lists = {&parsed(kSimtFp64), &parsed(kOuterFp64)};
   else lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld), &parsed(kOuter)};
+  if (accurate && p.k >= kTileSumsMinK) lists.push_back(&parsed(kSimtFp64Tile));
   if (gpu.arch == 90 && !accurate) lists.push_back(&parsed(kSimtHopper));
   if (tensor && gpu.arch == 90) lists.push_back(math == MathMode::tf32 ? &parsed(kWgmma1x) : &parsed(kWgmma3x));
   if (accurate && gpu.arch == 90 && p.k >= kOzakiMinK) lists.push_back(&parsed(kOzaki));
@@ -558,7 +570,7 @@ std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arc
   };
   add(arch >= 80 ? parsed(kSimt) : parsed(kSimtOld));
   add(parsed(kOuter));
-  if (arch >= 80) add(parsed(kSimtFp64)), add(parsed(kOuterFp64));
+  if (arch >= 80) add(parsed(kSimtFp64)), add(parsed(kOuterFp64)), add(parsed(kSimtFp64Tile));
   if (arch == 90) add(parsed(kSimtHopper)), add(parsed(kWgmma3x)), add(parsed(kWgmma1x)), add(parsed(kOzaki));
   if (arch >= 80 && arch != 90) add(parsed(kTf32_3x)), add(parsed(kTf32_1x));
   for (const char* gemv : {"gemv-block", "gemv-columns"})
