@@ -37,14 +37,14 @@ int run_explain(const Target& t, bool measure, const std::string& json_path) {
   if (t.problem.op != f.op())
     throw UsageError(f.name() + " is a " + to_string(f.op()) + " family; this is a " + to_string(t.problem.op) +
                      " problem");
-  if (auto why = f.unsupported(v, canonical(t.problem)); !why.empty()) throw UsageError(f.name() + ": " + why);
+  if (auto why = f.unsupported(v, family_problem(f, v, t.problem)); !why.empty()) throw UsageError(f.name() + ": " + why);
   const bool gpu = device_count() > 0;
   if (measure && !gpu) throw NoDeviceError();
   std::optional<DeviceInfo> dev;
   if (gpu) dev = query_device(0);
   const std::string arch =
       dev ? arch_name(dev->cc_major, dev->cc_minor, f.arch_specific()) : arch_name(9, 0, f.arch_specific());
-  CompileRequest req{f.name(), f.source(), compile_defines(f, v, aligned_variant(canonical(t.problem))), arch};
+  CompileRequest req{f.name(), f.source(), compile_defines(f, v, aligned_variant(f, v, t.problem)), arch};
   auto res = resources_from_log(compile_cubin(req).log, f.entry());
   if (res.registers < 0) res = resources_from_log(compile_cubin(req, false).log, f.entry());  // a built-in binary has no report
   const auto limits = dev ? DeviceLimits::of(*dev) : DeviceLimits::h100();

@@ -171,6 +171,9 @@ class KernelFamily {
   virtual bool persistent(const ParamValues&) const { return false; }
   // Blocks per thread-block cluster along gridDim.x (1: no clusters); gridDim.x is a multiple of it.
   virtual int cluster(const ParamValues&) const { return 1; }
+  // The configuration computes Cᵀ = op(B)ᵀ·op(A)ᵀ, written transposed: the launcher hands it that
+  // product (transposed_product) as its problem, op(B)ᵀ in A's place.
+  virtual bool transposes(const ParamValues&) const { return false; }
   // The ablations this configuration's source honours.
   virtual std::vector<Ablation> ablations(const ParamValues&) const { return {}; }
   // The analytic model of one call (split-K's reduce kernel excluded).

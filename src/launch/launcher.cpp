@@ -24,6 +24,21 @@ Problem canonical(const Problem& p) {
   return q;
 }
 
+Problem transposed_product(const Problem& c) {
+  auto flip = [](Trans t) { return t == Trans::no ? Trans::yes : Trans::no; };
+  Problem q = c;
+  std::swap(q.m, q.n);
+  q.trans_a = flip(c.trans_b);  // op(B)ᵀ: B's storage read the other way round
+  q.trans_b = flip(c.trans_a);
+  std::swap(q.lda, q.ldb);
+  return q;
+}
+
+Problem family_problem(const KernelFamily& f, const ParamValues& v, const Problem& p) {
+  const Problem c = canonical(p);
+  return p.op == Op::gemm && f.transposes(v) ? transposed_product(c) : c;
+}
+
 namespace {
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
@@ -81,6 +96,12 @@ void launch_gemm(const LaunchPlan& plan, GemmArgs& args, TensorMaps& maps, cudaS
 Variant aligned_variant(const Problem& canonical_problem) {
   static const float aligned[4] = {};
   return variant_of(canonical_problem, aligned, aligned, aligned);
+}
+
+Variant aligned_variant(const KernelFamily& f, const ParamValues& v, const Problem& p) {
+  Variant var = aligned_variant(family_problem(f, v, p));
+  if (p.op == Op::gemm && f.transposes(v)) var.c_vec = false;
+  return var;
 }
 
 void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, float alpha, float beta,
@@ -194,12 +215,12 @@ void bind_packed(LaunchPlan& plan, float* buffer) {
 std::string FamilyLauncher::unsupported(const Problem& p) const {
   if (p.op != family_.op())
     return family_.name() + " is a " + to_string(family_.op()) + " family; this is a " + to_string(p.op) + " problem";
-  return family_.unsupported(values_, canonical(p));
+  return family_.unsupported(values_, family_problem(family_, values_, p));
 }
 
 size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
   if (p.op != family_.op()) return 0;
-  auto c = canonical(p);
+  auto c = family_problem(family_, values_, p);
   // Before the kernel is loaded the wave is unknown: the family's stand-in decides the splits.
   size_t floats = size_t(family_.split_workspace_floats(values_, c, family_.splits(values_, c, 0), 0));
   if (auto spec = family_.packing(values_); spec.planes > 0) {
@@ -225,10 +246,12 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
                        "a and runs on compute capability " + cc + " only");
   }
   LaunchPlan plan;
-  plan.swap_operands = swapped(p);
-  Problem c = canonical(p);
+  const bool transposed = p.op == Op::gemm && family_.transposes(values_);
+  plan.swap_operands = swapped(p) != transposed;
+  Problem c = family_problem(family_, values_, p);
   auto g = family_.geometry(values_, c);
   Variant var = variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr);
+  if (transposed) var.c_vec = false;  // C's rows of the transposed product are the caller's columns
   if (whole_alignment && !(var.a_vec && var.b_vec && var.c_vec)) var.a_vec = var.b_vec = var.c_vec = false;
   const Loaded& k = load(var, g);
   last_ = &k;
@@ -251,7 +274,8 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     g.grid.x = std::min(g.grid.x, std::max(1u, resident / g.grid.z));
   }
   plan.geometry = g;
-  auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(c);
+  auto sa = op_a_strides(c), sb = op_b_strides(c), sc = c_strides(canonical(p));
+  if (transposed) std::swap(sc.row, sc.col);
   plan.args = GemmArgs{c.m, c.n, c.k, c.alpha, c.beta, nullptr, sa.row, sa.col, nullptr, sb.row, sb.col,
                        nullptr, sc.row, sc.col, nullptr, nullptr, nullptr};
   plan.workspace_floats =
@@ -321,7 +345,7 @@ CompileRequest kernel_request(const KernelFamily& f, const ParamValues& v, const
 }
 
 CompileRequest kernel_request(const KernelFamily& f, const ParamValues& v, const Problem& p, const DeviceInfo& d) {
-  return kernel_request(f, v, aligned_variant(canonical(p)), Ablation::none, d);
+  return kernel_request(f, v, aligned_variant(f, v, p), Ablation::none, d);
 }
 
 FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeometry& g) {

@@ -87,8 +87,17 @@ void bind_packed(LaunchPlan& plan, float* buffer);
 // The row-major-C form a family computes: a column-major C is the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ.
 bool swapped(const Problem& p);
 Problem canonical(const Problem& p);
+// Cᵀ = op(B)ᵀ·op(A)ᵀ of a canonical GEMM as a row-major N x M problem (op(B)ᵀ is its op(A), op(A)ᵀ
+// its op(B)); its C is the caller's, written transposed (the plan swaps C's strides).
+Problem transposed_product(const Problem& canonical_problem);
+// The problem a GEMM family computes for a call: the canonical form, transposed for a configuration
+// that transposes. Every use of a family (plan, model, dispatch) goes through it.
+Problem family_problem(const KernelFamily& f, const ParamValues& v, const Problem& p);
 // The variant of a call on that form whose operands start 16-byte aligned (as cudaMalloc's do).
 Variant aligned_variant(const Problem& canonical_problem);
+// The same for a configuration's own problem (family_problem): a transposed product's C is never
+// written a row at a time.
+Variant aligned_variant(const KernelFamily& f, const ParamValues& v, const Problem& p);
 
 // What FamilyLauncher compiles for a call of this variant, and for `p` with cudaMalloc'd operands
 // (16-byte aligned: what the lab's runs use), so that others can compile it ahead (CompileAhead).

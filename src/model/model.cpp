@@ -62,8 +62,8 @@ int resident_blocks(const DeviceLimits& dev, int threads, int registers, long lo
 Prediction predict(const KernelFamily& f, const ParamValues& v, const Problem& p, const DeviceLimits& dev,
                    const Resources& res) {
   Prediction out;
-  const Problem c = canonical(p);
-  out.counts = f.model(v, c, aligned_variant(c));
+  const Problem c = family_problem(f, v, p);
+  out.counts = f.model(v, c, aligned_variant(f, v, p));
   out.flops = flops(p);
   out.dram_bytes = min_bytes(p);
   out.geometry = f.geometry(v, c);

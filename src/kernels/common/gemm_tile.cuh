@@ -59,7 +59,7 @@ __device__ inline Operand operand_b(const GemmArgs& g) { return {g.b, g.b_col, g
 // Epilogue for one element: beta = 0 never reads C (it may hold NaN).
 __device__ inline void store_c(const GemmArgs& g, long long i, long long j, float acc) {
   if (i >= g.m || j >= g.n) return;
-  float* c = g.c + i * g.c_row + j;
+  float* c = g.c + i * g.c_row + j * g.c_col;  // c_col: 1, or ldc for a transposed product's C
   if (ABLATE_NO_STORE) {  // a test that never holds keeps the accumulation alive
     if (__float_as_uint(acc) == 0x7fc00001u) *c = acc;
     return;

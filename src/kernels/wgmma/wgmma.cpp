@@ -59,6 +59,11 @@ class Wgmma final : public KernelFamily {
              "3x: op(A) split by the pre-pass into TF32 planes, or loaded as it is (in place when K-major) and split "
              "in registers, the wgmmas taking A from registers (only op(B) is packed)",
              {"prepass", "registers"}},
+            {"transpose", {0}, 0, 1,
+             "compute C, or Cᵀ = op(B)ᵀ·op(A)ᵀ written transposed: op(B) takes A's place (with split_a=registers "
+             "split in registers, read in place when K-contiguous, only op(A) packed) and C's few rows become the "
+             "tile's N: for products of few rows and a large op(B)",
+             {"no", "yes"}},
             {"splitk", {1}, 1, 128,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
              "have their K split this many ways, the partial sums added by the last split to finish"}};
@@ -137,6 +142,7 @@ class Wgmma final : public KernelFamily {
     return tiled::tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident);
   }
   int cluster(const ParamValues& v) const override { return v.at("cluster")[0]; }
+  bool transposes(const ParamValues& v) const override { return v.at("transpose")[0] == 1; }
   Packing packing(const ParamValues& v) const override {
     auto& t = v.at("tile");
     const bool one = v.at("mode")[0] == 1;
