@@ -185,10 +185,12 @@ TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   // Huge K with one tile: split K many ways, on the CUDA cores or in wgmma's split tail.
   auto huge_k = pick(g, shape(128, 128, 262144), MathMode::tensor_fp32);
   EXPECT_GT(huge_k.splits, 16) << huge_k.why;
-  // Fewer tiles than SMs: the tensor path splits their K (a quarter of the SMs busy otherwise).
+  // Fewer 128x128 tiles than SMs: the tensor path takes smaller tiles or splits their K (half the
+  // SMs busy otherwise).
   auto small = pick(g, shape(1024, 1024, 1024), MathMode::tensor_fp32);
   EXPECT_EQ(small.family, "wgmma") << small.why;
-  EXPECT_GT(small.splits, 1) << small.why;
+  auto tile = parse_params(*find_family("wgmma"), small.params).at("tile");
+  EXPECT_GE((1024 / tile[0]) * (1024 / tile[1]) * small.splits, 100) << small.why;
   // On the A100 the mma.sync 3xTF32 family sums in FP32 fragments (never held to the contract):
   // FP32 accuracy on SIMT with FP64 accumulators.
   auto a100 = pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tensor_fp32);
@@ -227,6 +229,55 @@ TEST(Dispatch, TensorFp32TakesOnlyRoutesThatMeetItsContract) {
   EXPECT_EQ(pick(g, shape(4096, 4096, 256), MathMode::tensor_fp32).family, "wgmma");
   // Strict FP32 keeps cuBLAS SGEMM's arithmetic.
   EXPECT_EQ(pick(g, shape(4096, 4096, 16), MathMode::strict_fp32).params.find("accum=fp64"), std::string::npos);
+}
+
+// A few-row product computed transposed, Cᵀ = op(B)ᵀ·op(A)ᵀ: the large op(B) read in place and split
+// in registers (perf-log 41); few columns take the same tile as given; large squares keep 128x128.
+TEST(Dispatch, FewRowsTakeTheTransposedProduct) {
+  auto g = GpuModel::h100();
+  auto& w = *find_family("wgmma");
+  auto few_rows = pick(g, shape(64, 8192, 32768, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
+  ASSERT_EQ(few_rows.family, "wgmma") << few_rows.why;
+  EXPECT_TRUE(w.transposes(parse_params(w, few_rows.params))) << few_rows.params;
+  EXPECT_NE(few_rows.why.find("transposed product"), std::string::npos) << few_rows.why;
+  auto few_columns = pick(g, shape(12288, 96, 12288), MathMode::tensor_fp32);
+  ASSERT_EQ(few_columns.family, "wgmma") << few_columns.why;
+  EXPECT_FALSE(w.transposes(parse_params(w, few_columns.params))) << few_columns.params;
+  EXPECT_EQ(parse_params(w, few_columns.params).at("tile")[1], 64) << few_columns.params;
+  auto square = pick(g, shape(2048, 2048, 2048), MathMode::tensor_fp32);
+  ASSERT_EQ(square.family, "wgmma") << square.why;
+  EXPECT_EQ(square.params.find("tile=128x128x32"), 0u) << square.params;
+  EXPECT_FALSE(w.transposes(parse_params(w, square.params)));
+}
+
+// The transposed product reads the same elements: op(A) of it is op(B)ᵀ and op(B) is op(A)ᵀ, in
+// every layout and transpose, with padded leading dimensions; only a configuration that transposes
+// is handed it.
+TEST(Launch, TransposedProductIsTheSameProduct) {
+  std::mt19937 rng(41);
+  auto& w = *find_family("wgmma");
+  for (auto l : {Layout::row_major, Layout::col_major})
+    for (auto ta : {Trans::no, Trans::yes})
+      for (auto tb : {Trans::no, Trans::yes}) {
+        Problem p = shape(37, 53, 29, l, ta, tb);
+        p.lda += 3, p.ldb += 5, p.ldc += 7;
+        const Problem c = canonical(p), q = transposed_product(c);
+        EXPECT_EQ(q.m, c.n);
+        EXPECT_EQ(q.n, c.m);
+        EXPECT_EQ(q.k, c.k);
+        for (int t = 0; t < 50; ++t) {
+          const int64_t i = rng() % c.m, j = rng() % c.n, k = rng() % c.k;
+          EXPECT_EQ(op_a_strides(q).at(j, k), op_b_strides(c).at(k, j)) << describe(p);
+          EXPECT_EQ(op_b_strides(q).at(k, i), op_a_strides(c).at(i, k)) << describe(p);
+        }
+        const Problem yes = family_problem(w, parse_params(w, "transpose=yes"), p);
+        const Problem no = family_problem(w, parse_params(w, ""), p);
+        EXPECT_EQ(yes.m, q.m);
+        EXPECT_EQ(yes.trans_a, q.trans_a);
+        EXPECT_EQ(yes.lda, q.lda);
+        EXPECT_EQ(no.m, c.m);
+        EXPECT_EQ(no.trans_b, c.trans_b);
+      }
 }
 
 // The library's other tensor_fp32 configurations (the GEMV routes, the defaults without workspace)

@@ -69,7 +69,7 @@ TEST(Workspace, FallbackNeedsNoWorkspace) {
 TEST(Stress, GeneratorReachesEveryRoute) {
   const std::set<std::string> h100 = {"gemv",     "gemv unaligned", "gemv-route", "hopper-simt split-tail",
                                       "hopper-simt staged", "hopper-simt split-tail staged unaligned", "warptiled",
-                                      "warptiled split-k", "wgmma", "wgmma split-tail", "outer"};
+                                      "warptiled split-k", "wgmma", "wgmma split-tail", "wgmma transposed", "outer"};
   const std::set<std::string> a100 = {"gemv", "gemv-route", "warptiled", "warptiled split-k", "warptiled unaligned",
                                       "tf32-mma", "outer"};
   for (auto [gpu, want] : {std::pair{GpuModel::h100(), h100}, {GpuModel::a100(), a100}}) {

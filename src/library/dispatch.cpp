@@ -11,6 +11,7 @@
 #include "kernels/common/ozaki_math.cuh"
 #include "kernels/common/split_tail.cuh"
 #include "kernels/tma_operands.hpp"
+#include "launch/launcher.hpp"
 
 namespace gemmlab {
 
@@ -114,8 +115,15 @@ const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 // perf-log 23-24): 78.6 TFLOP/s at 8192³ and 73.0 at 4096³ (a133af2, results/h100/wgmma/issue16/
 // run6), a rate of 1.2 of the FFMA rate. 1x about 344 (tf32x3.json, 9ea741a). Both split the tail
 // of their last wave (splitk, chosen per shape).
+// Few rows or few columns: 128x64 tiles with the large operand in A's place, read in place when
+// K-major and split in registers (for few rows, the transposed product Cᵀ = op(B)ᵀ·op(A)ᵀ), only the
+// small one packed: 57.8 TFLOP/s at 64x8192x32768 row-major NT (split 2; 1.19x cuBLAS SGEMM, 773c528,
+// perf-log 41), a rate of 0.9 on the whole tile.
 const Candidate kWgmma3x[] = {
     {"wgmma", "mode=3x,accum=kstep,tile=128x128x32,stages=3,slices=2", 0, 1.2, Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers", 0, 0.9, Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,transpose=yes", 0, 0.9,
+     Candidate::tensor},
 };
 // Ozaki scheme II on INT8 wgmma (ozaki): FP32-accurate by its moduli choice (on the GPU, from the
 // data; the model counts the moduli normal inputs need), timed by ozaki_time. Cluster 1x1: 2x1
@@ -278,23 +286,27 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
 }
 
 // The persistent wgmma kernel after its pre-pass, which reads op(A) and op(B) and writes their
-// K-major TF32 planes (1x reads K-major operands in place), with its split tail.
+// K-major TF32 planes (1x reads K-major operands in place, and so does split_a=registers its op(A),
+// copied as it is otherwise), with its split tail. `p` is the configuration's own problem
+// (family_problem: transposed for transpose=yes).
 Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s) {
   auto& t = v.at("tile");
   const long long bm = t[0], bn = t[1], bk = t[2];
-  const bool three = v.at("mode")[0] == 0;
-  const int planes = three ? 2 : 1;
+  const bool three = v.at("mode")[0] == 0, raw_a = three && v.at("split_a")[0] == 1;
+  const int planes = three ? 2 : 1, planes_a = raw_a ? 1 : planes;
   const double kp = double(ceil_div(p.k, 32) * 32);
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate);
-  // In place (1x): A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
-  const bool a_packed = three || p.trans_a == Trans::yes || p.lda % 4;
+  // In place: A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
+  const bool a_packed = (three && !raw_a) || p.trans_a == Trans::yes || p.lda % 4;
   const bool b_packed = three || p.trans_b == Trans::no || p.ldb % 4;
-  const double rows_packed = double(a_packed ? p.m : 0) + double(b_packed ? p.n : 0);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
-  const double t_pack = rows_packed * (4.0 * p.k + 4.0 * planes * kp) / bw;
-  const double t_mem = (4.0 * planes * double(p.m + p.n) * kp + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
+  const double packed_a = a_packed ? double(p.m) * 4.0 * planes_a * kp : 0;
+  const double packed_b = b_packed ? double(p.n) * 4.0 * planes * kp : 0;
+  const double rows_packed = double(a_packed ? p.m : 0) + double(b_packed ? p.n : 0);
+  const double t_pack = (rows_packed * 4.0 * p.k + packed_a + packed_b) / bw;
+  const double t_mem = (4.0 * (planes_a * double(p.m) + planes * double(p.n)) * kp + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
   // The consumers store C from the wgmma fragments, 4 bytes a thread at a time: measured 0.41 to
   // 0.48 TB/s when that is all a tile does (K = 32 and 64; perf-log 17). With a long K it overlaps
   // the next tile's loads; with a tiny K it is the whole kernel.
@@ -304,7 +316,7 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   e.waves = run.waves;
   e.us = (std::max({run.compute_s, t_mem, t_store}) + t_pack) * 1e6 +
          kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
-  e.workspace = size_t(4.0 * planes * rows_packed * kp) + run.workspace;
+  e.workspace = size_t(packed_a + packed_b) + run.workspace;
   return e;
 }
 
@@ -468,26 +480,28 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   double runner_up_us = INFINITY;
   for (auto* list : lists)
     for (auto& c : *list) {
-      if (!c.f->unsupported(c.v, p).empty()) continue;
+      // The problem as this configuration computes it (transposed for transpose=yes).
+      const Problem q = family_problem(*c.f, c.v, p);
+      if (!c.f->unsupported(c.v, q).empty()) continue;
       Estimate e;
       if (c.c->kind == Candidate::store_bound) {
-        e = outer_time(gpu, p, *c.c, c.f->geometry(c.v, p));
+        e = outer_time(gpu, q, *c.c, c.f->geometry(c.v, q));
       } else if (c.c->kind == Candidate::emulated) {
-        e = ozaki_time(gpu, p, c.v);
+        e = ozaki_time(gpu, q, c.v);
         if (e.workspace > pack_cap) continue;
       } else if (c.f->persistent(c.v)) {
         // The split tail, where the family offers it: up to 64 ways (a huge K with one tile).
         const bool packed = c.f->packing(c.v).planes > 0;
         const int most = c.v.count("splitk") ? 64 : 1;
         for (int s = 1; s <= most; s = s < 8 ? s + 1 : s * 2) {
-          auto x = packed ? wgmma_time(gpu, p, *c.c, c.v, s) : hopper_simt_time(gpu, p, *c.c, c.v, s);
+          auto x = packed ? wgmma_time(gpu, q, *c.c, c.v, s) : hopper_simt_time(gpu, q, *c.c, c.v, s);
           if (x.workspace <= (packed ? pack_cap : split_cap) && x.us < e.us) e = x;
         }
         if (e.us == INFINITY) continue;
-        if (!packed) add_staging(gpu, p, *c.f, c.v, e);
+        if (!packed) add_staging(gpu, q, *c.f, c.v, e);
         if (e.workspace > max_workspace) continue;
       } else {
-        const auto g = c.f->geometry(c.v, p);
+        const auto g = c.f->geometry(c.v, q);
         const bool splits = c.v.count("splitk") > 0;
         const long long bk = c.v.count("tile") ? c.v.at("tile")[2] : 1;
         // Up to a few waves of slices (a huge K with one tile wants every SM), as many as the family takes.
@@ -496,12 +510,12 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
           if (splits && spec.name == "splitk") most = std::min(512, int(spec.max));
         for (int s = 1; s <= most; ++s) {
           // Each slice keeps at least four K tiles: shorter ones are mostly prologue.
-          if (s > 1 && ceil_div(p.k, s) < 4 * bk) break;
-          auto x = tiled_time(gpu, p, *c.c, c.v, g, s, c.f->fp64_accumulators(c.v) ? 2 : 1);
+          if (s > 1 && ceil_div(q.k, s) < 4 * bk) break;
+          auto x = tiled_time(gpu, q, *c.c, c.v, g, s, c.f->fp64_accumulators(c.v) ? 2 : 1);
           if (x.workspace > split_cap) break;
           if (x.us < e.us) e = x;
         }
-        add_staging(gpu, p, *c.f, c.v, e);
+        add_staging(gpu, q, *c.f, c.v, e);
         if (e.workspace > max_workspace) continue;
       }
       if (e.us < best_e.us) {
@@ -521,7 +535,8 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   d.workspace_bytes = best_e.workspace;
   const std::string tiles =
       v.count("tile") ? std::to_string(v.at("tile")[0]) + "x" + std::to_string(v.at("tile")[1]) + " tiles" : "C's store";
-  d.why = "model: " + d.family + " " + tiles +
+  const std::string form = best->f->transposes(v) ? " of the transposed product Cᵀ = op(B)ᵀ·op(A)ᵀ" : "";
+  d.why = "model: " + d.family + " " + tiles + form +
           (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") + ", " +
           fmt("%.2f", best_e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
           fmt("%.1f", best_e.us) + " us predicted";

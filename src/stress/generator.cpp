@@ -136,6 +136,7 @@ std::string stress_route(const StressCase& c, const GpuModel& gpu) {
   const auto d = dispatch(gpu, p, c.mode);
   if (d.route != Route::gemm) return "gemv-route" + tail;
   std::string r = d.family == "tf32" ? "tf32-mma" : d.family;
+  if (auto& f = *find_family(d.family); f.transposes(parse_params(f, d.params))) r += " transposed";
   if (d.splits > 1) r += d.family == "warptiled" ? " split-k" : " split-tail";
   const auto st = problem_staging(p);
   if (d.family == "hopper-simt" && (st.a.pitch || st.b.pitch || c.offset_a % 4 || c.offset_b % 4)) r += " staged";
