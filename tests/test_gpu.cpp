@@ -1064,6 +1064,26 @@ TEST(Library, CorpusChoicesRunAheadOfTime) {
     }
 }
 
+// The transposed product exists to read a few-row product's large op(B) in place (perf-log 41): the
+// library's plan (whole alignment) must do so when B's rows are 16-byte aligned, and copy it when not.
+TEST(Gpu, TransposedProductReadsTheLargeOperandInPlace) {
+  REQUIRE_GPU();
+  auto dev = query_device(0);
+  if (dev.arch() != 90) GTEST_SKIP() << "wgmma runs on compute capability 9.0 only";
+  static const float aligned[4] = {};
+  auto& w = *find_family("wgmma");
+  for (int64_t ldb : {4096, 4097}) {
+    Problem p = problem_of_shape(Op::gemm, {64, 8192, 4096}, Layout::row_major, Trans::no, Trans::yes);
+    p.ldb = ldb;
+    p = normalized(p);
+    FamilyLauncher l(w, parse_params(w, "accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,transpose=yes"));
+    auto plan = l.plan(p, aligned, aligned, aligned, /*shared_buffers=*/false, /*whole_alignment=*/true);
+    EXPECT_EQ(plan.packed.lda, ldb % 4 ? 0 : ldb) << "ldb " << ldb;
+    EXPECT_EQ(plan.args.c_row, 1);
+    EXPECT_EQ(plan.args.c_col, p.ldc);
+  }
+}
+
 // hopper-simt reads the caller's operands through TMA, which needs 16-byte rows: every layout and
 // transpose, with leading dimensions as given or padded (odd ones run from staged copies), edges in
 // M, N and K (K under one tile, tails of every tile side), alpha and beta, split-K.

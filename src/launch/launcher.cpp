@@ -251,8 +251,10 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   Problem c = family_problem(family_, values_, p);
   auto g = family_.geometry(values_, c);
   Variant var = variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr);
-  if (transposed) var.c_vec = false;  // C's rows of the transposed product are the caller's columns
   if (whole_alignment && !(var.a_vec && var.b_vec && var.c_vec)) var.a_vec = var.b_vec = var.c_vec = false;
+  // After the alignment rule: the transposed product's C rows are the caller's columns (never stored
+  // a row at a time), which says nothing about the operands' alignment.
+  if (transposed) var.c_vec = false;
   const Loaded& k = load(var, g);
   last_ = &k;
   plan.kernel = k.kernel;
