@@ -79,8 +79,9 @@ class Wgmma final : public KernelFamily {
     if (t[0] % (64 * consumers))
       out.push_back("tile.m " + s(t[0]) + " does not give each of " + s(consumers) +
                     " consumer warpgroups a multiple of 64 rows");
-    auto width = [](int n) { return n == 64 || n == 128 || n == 192 || n == 256; };
-    if (!width(t[1])) out.push_back("tile.n " + s(t[1]) + " is not one of the wgmma widths 64, 128, 192, 256");
+    // The widths with a wgmma overload in hopper.cuh; 16 and 32 for products of few rows or columns.
+    auto width = [](int n) { return n == 16 || n == 32 || n == 64 || n == 128 || n == 192 || n == 256; };
+    if (!width(t[1])) out.push_back("tile.n " + s(t[1]) + " is not one of the wgmma widths 16, 32, 64, 128, 192, 256");
     if (v.at("split_a")[0] == 1 && v.at("mode")[0] == 1)
       out.push_back("split_a=registers needs mode=3x (1x has no small part to split)");
     if (v.at("splitk")[0] > 1 && v.at("cluster")[0] > 1)
@@ -88,7 +89,7 @@ class Wgmma final : public KernelFamily {
     const int accum = v.at("accum")[0];
     if (const int sl = v.at("slices")[0]; sl > 1 && accum != 1) {  // accum=tc has no fragment
       if (t[1] % sl || !width(t[1] / sl))
-        out.push_back("tile.n " + s(t[1]) + " / slices " + s(sl) + " is not one of the wgmma widths 64, 128, 192, 256");
+        out.push_back("tile.n " + s(t[1]) + " / slices " + s(sl) + " is not one of the wgmma widths 16, 32, 64, 128, 192, 256");
       if (accum == 0 && v.at("flush")[0] != 1)
         out.push_back("slices " + s(sl) + " needs flush=1 (one fragment serves every slice)");
     }
