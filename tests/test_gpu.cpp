@@ -70,6 +70,8 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"wgmma", "accum=kstep,tile=128x128x32,stages=3,slices=2"},
                                 {"wgmma", "accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,transpose=yes"},
                                 {"wgmma", "tile=128x64x32,stages=2,slices=1,transpose=yes,splitk=3"},
+                                {"wgmma", "accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers,transpose=yes,splitk=3"},
+                                {"wgmma", "mode=1x,accum=tc,tile=128x32x32,stages=4,slices=1,cluster=2"},
                                 {"wgmma", "accum=kstep,tile=128x128x16,stages=5,slices=2,order=big-first,splitk=3"},
                                 {"wgmma", "split_a=registers,tile=64x64x8,consumers=1,split=truncate,stages=2,slices=1,splitk=7,accum=tc"},
                                 {"gemv-naive", "threads=455,blocks=3"}, {"gemv-smem", "stage=tile,tile=32"},

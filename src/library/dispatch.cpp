@@ -129,6 +129,15 @@ const Candidate kWgmma3x[] = {
     {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers", 0, 0.9, Candidate::tensor},
     {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,transpose=yes", 0, 0.9,
      Candidate::tensor},
+    // 8-32 rows or columns: 32- and 16-wide tiles, 43.0 and 22.1 TFLOP/s of tile work at 8x24576x8192
+    // row-major NT (transposed, split 4; 1.48 and 1.53x cuBLAS SGEMM, reading op(B) at 2.7-2.8 TB/s;
+    // d298774, perf-log 43).
+    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers", 0, 0.67, Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers,transpose=yes", 0, 0.67,
+     Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers", 0, 0.34, Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers,transpose=yes", 0, 0.34,
+     Candidate::tensor},
 };
 // Ozaki scheme II on INT8 wgmma (ozaki): FP32-accurate by its moduli choice (on the GPU, from the
 // data; the model counts the moduli normal inputs need), timed by ozaki_time. Cluster 1x1: 2x1
