@@ -467,7 +467,7 @@ __device__ inline GemmArgs splitk_output(const GemmArgs& g, int z, int splits, i
   GemmArgs out = g;
   if (splits > 1) {
     out.c = g.workspace + ((long long)z * planes + plane) * g.m * g.n;
-    out.c_row = g.n, out.alpha = 1.0f, out.beta = 0.0f;
+    out.c_row = g.n, out.c_col = 1, out.alpha = 1.0f, out.beta = 0.0f;  // [split][m][n], whatever C's layout
   }
   return out;
 }

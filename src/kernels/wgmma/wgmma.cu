@@ -27,6 +27,10 @@
 // (Kahan), since a plain FP32 chain over K / 8 fragments grows the error with K more than cuBLAS
 // SGEMM's (perf-log 23). ACCUM 1 ("tc"): everything accumulates in the
 // tensor cores (half the registers, at that accuracy cost). ORDER: see issue().
+//
+// transpose=yes is the launcher's alone (family_problem): the kernel is handed Cᵀ = op(B)ᵀ·op(A)ᵀ
+// with C's strides swapped, so a few-row product's large op(B) takes A's place (read in place,
+// split in registers) and its few rows become BN, down to the 16-wide wgmma.
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "split_tail.cuh"
