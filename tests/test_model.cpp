@@ -349,7 +349,8 @@ TEST(Wgmma, KstepHoldsFourFragmentsAndStaysFp32) {
             std::string::npos);
   EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=2,flush=2").find("applies to accum=tile"),
             std::string::npos);
-  EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=4").find("not one of the wgmma widths"), std::string::npos);
+  EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=3").find("not one of the wgmma widths"), std::string::npos);
+  EXPECT_NE(why("tile=128x96x32,slices=1").find("not one of the wgmma widths"), std::string::npos);
   EXPECT_FALSE(f.lower_precision(parse_params(f, "accum=kstep,tile=128x128x32,stages=3,slices=2")));
   const auto d = f.defines(parse_params(f, "accum=kstep,tile=128x128x32,stages=3,slices=2"));
   EXPECT_NE(std::find(d.begin(), d.end(), "-DACCUM=2"), d.end());
