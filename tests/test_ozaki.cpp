@@ -10,6 +10,7 @@
 #include "gemmlab/error.hpp"
 #include "kernels/common/ozaki_math.cuh"
 #include "kernels/family.hpp"
+#include "launch/launcher.hpp"
 
 namespace gemmlab {
 namespace {
@@ -233,6 +234,24 @@ TEST(Ozaki, ConstraintsSayWhatIsWrong) {
                                                                    Trans::no, Trans::no))
                 .find("overflow"),
             std::string::npos);
+}
+
+// pitch=odd: plane rows of an even number of 128-byte lines, from 16 on, get one line more, so a
+// tile's rows are never a power of two apart; tight keeps K rounded up to a line.
+TEST(Ozaki, PlaneRowsAreAnOddNumberOfLinesApart) {
+  const KernelFamily& f = *find_family("ozaki");
+  auto bytes = [&](const char* pitch, long long m, long long n, long long k) {
+    auto p = problem_of_shape(Op::gemm, {m, n, k}, Layout::row_major, Trans::no, Trans::no);
+    return FamilyLauncher(f, parse_params(f, std::string("pitch=") + pitch)).workspace_bytes(p);
+  };
+  const size_t planes = ozaki::kMaxModuli;
+  for (auto [m, n, k, extra] : {std::tuple{16384ll, 16384ll, 16384ll, true}, {300ll, 700ll, 2048ll, true},
+                               {300ll, 700ll, 2047ll, true}, {300ll, 700ll, 16385ll, false},
+                               {300ll, 700ll, 1024ll, false}, {300ll, 700ll, 2100ll, false}}) {
+    const size_t tight = bytes("tight", m, n, k), odd = bytes("odd", m, n, k);
+    EXPECT_EQ(odd - tight, extra ? planes * size_t(m + n) * 128 : 0) << m << "x" << n << "x" << k;
+  }
+  EXPECT_EQ(format_params(f, parse_params(f, "")).find("pitch=odd") != std::string::npos, true);
 }
 
 }  // namespace

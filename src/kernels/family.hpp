@@ -97,6 +97,9 @@ struct Packing {
   // `scan_entry` runs first (each row's exponent and the spread into an ozaki::Info), then
   // `entry`; both are called as (ozaki::PassArgs), and the GEMM kernel finds the Info at GemmArgs::extra.
   std::string scan_entry = {};
+  // Rows of an even number of lines from 16 on get one line more (zeros): rows a power of two
+  // apart put a TMA box's rows into few L2 sets (ozaki at 16384³: perf-log 44).
+  bool odd_lines = false;
   bool int8() const { return !scan_entry.empty(); }
   int planes_a() const { return a_raw ? 1 : planes; }
 };

@@ -31,7 +31,7 @@ struct PackedOperands {
   cudaKernel_t pack = nullptr;
   cudaKernel_t scan = nullptr;  // Packing::int8: the pass before `pack`
   Packing spec;
-  long long kp = 0;  // K rounded up to 128 bytes (32 floats, 128 int8 values): whole lines per row
+  long long kp = 0;  // the row pitch: K rounded up to 128 bytes (32 floats, 128 int8 values), whole lines (Packing::odd_lines)
   long long m = 0, n = 0, k = 0;
   // Operands read in place (Packing::in_place): their descriptors are encoded at every launch, on
   // the call's pointers, with these row strides (floats); 0: packed.

@@ -357,8 +357,8 @@ Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v)
   Estimate e;
   e.waves = double(tiles) / gpu.sms;
   e.us = (std::max(t_gemm, t_store) + t_pre) * 1e6 + 4 * kLaunchUs;
-  // Every plane the call may choose, and the rows' exponents.
-  e.workspace = size_t(ozaki::kMaxModuli * rows * kp + 4.0 * (rows + 4));
+  // Every plane the call may choose (a line more per row with pitch=odd), and the rows' exponents.
+  e.workspace = size_t(ozaki::kMaxModuli * rows * (kp + 128) + 4.0 * (rows + 4));
   return e;
 }
 

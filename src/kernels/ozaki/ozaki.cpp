@@ -44,7 +44,11 @@ class Ozaki final : public KernelFamily {
              "adjacent tile columns their A tile (less L2 traffic per product)"},
             {"moduli", {0}, 0, ozaki::kMaxModuli,
              "moduli (INT8 products): 0 chooses per call from K and the inputs' spread to meet the contract "
-             "(on the GPU, no host round trip); 2-16 fixes them (under 7: lower precision)"}};
+             "(on the GPU, no host round trip); 2-16 fixes them (under 7: lower precision)"},
+            {"pitch", {0}, 0, 1,
+             "residue plane rows: odd (an odd number of 128-byte lines apart from K = 2048 on, so a tile's rows "
+             "spread over the L2's sets) or tight (K rounded up to 128)",
+             {"odd", "tight"}}};
   }
   const char* source() const override { return embedded::ozaki_source; }
   std::string entry() const override { return "gemm_ozaki"; }
@@ -94,6 +98,7 @@ class Ozaki final : public KernelFamily {
     auto& cl = v.at("cluster");
     Packing p{"ozaki_residues", n > 0 ? n : ozaki::kMaxModuli, t[0] / cl[1], t[1] / cl[0], 128};
     p.scan_entry = "ozaki_scan";
+    p.odd_lines = v.at("pitch")[0] == 0;
     return p;
   }
   std::string unsupported(const ParamValues&, const Problem& p) const override {
