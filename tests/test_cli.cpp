@@ -51,6 +51,8 @@ TEST(Cli, BadInputGetsOneLineAndExitCode2) {
   expect_usage_error("bench --op gemv --incx 2", "gemv supports unit increments only");
   expect_usage_error("bench --op gemv --size 3x4x5", "needs 1 or 2 dimensions for gemv");
   expect_usage_error("bench --op gemv --m 5 --n 6 --k 7", "not --k");
+  expect_usage_error("bench --size 64 --candidates fast", "unknown mode 'fast'");
+  expect_usage_error("bench --op gemv --size 64 --candidates tensor_fp32", "--candidates weighs GEMM configurations");
   expect_usage_error("bench --op gemv --trans-b t", "gemv has no --trans-b");
   expect_usage_error("bench --op gemm --size 4x5", "needs 1 or 3 dimensions for gemm");
   expect_usage_error("bench --op gemx", "unknown operation 'gemx'");

@@ -457,3 +457,25 @@ TEST(BlasDropin, ArgumentChecksFollowReferenceBlas) {
   EXPECT_EQ(sgemv_info('N', 3, 4, 3, 0, 1), 8);
   EXPECT_EQ(sgemv_info('N', 3, 4, 3, 1, 0), 11);
 }
+
+// The candidates `choose --candidates` lists: the dispatcher's choice first, each with its split in
+// its parameters, sorted by prediction, every one valid for the problem.
+TEST(Dispatch, CandidatesStartWithTheChoice) {
+  const GpuModel g = GpuModel::h100();
+  for (auto m : kModes)
+    for (auto p : {shape(255, 255, 255), shape(513, 513, 513), shape(8, 4096, 4096, Layout::row_major, Trans::no, Trans::yes),
+                   shape(4096, 4096, 4096), shape(128, 128, 262144), shape(16384, 16384, 16)}) {
+      const auto all = dispatch_candidates(g, canonical(p), m);
+      const auto d = pick(g, p, m);
+      ASSERT_GE(all.size(), 2u) << describe(p);
+      EXPECT_EQ(all[0].family + " " + all[0].params, d.family + " " + d.params) << describe(p) << " " << to_string(m);
+      EXPECT_DOUBLE_EQ(all[0].predicted_us, d.predicted_us);
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (i) EXPECT_LE(all[i - 1].predicted_us, all[i].predicted_us);
+        const auto& f = *find_family(all[i].family);
+        const auto v = parse_params(f, all[i].params);
+        EXPECT_EQ(FamilyLauncher(f, v).unsupported(canonical(p)), "") << all[i].family << " " << all[i].params;
+        if (v.count("splitk")) EXPECT_EQ(v.at("splitk")[0], all[i].splits);
+      }
+    }
+}

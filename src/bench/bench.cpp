@@ -8,7 +8,9 @@
 #include "device/device.hpp"
 #include "gemmlab/error.hpp"
 #include "bench/profile.hpp"
+#include "launch/launcher.hpp"
 #include "launch/runner.hpp"
+#include "library/dispatch.hpp"
 
 namespace gemmlab {
 
@@ -317,8 +319,7 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
     host_opts.min_samples = std::min(host_opts.min_samples, 3);  // OpenBLAS: seconds per sample at 8192
     double cublas_ms = 0;
 
-    for (size_t ri = 0; ri < runners.size(); ++ri) {
-      GemmRunner& r = *runners[ri];
+    auto run = [&](GemmRunner& r, const nlohmann::json& extra) {
       Record rec = measure(r, session, timer, host_opts, ceil);
       if (!o.metrics.empty() && counters_ok) {
         auto why = attach_counters(rec, r, session, o.metrics);
@@ -328,11 +329,25 @@ BenchResult run_bench(const BenchOptions& o, std::ostream& table) {
         }
       }
       if (pi < o.labels.size()) rec.details["shape"] = o.labels[pi];
-      if (ri == 0) cublas_ms = rec.timing.ms.median;
+      for (auto& [key, value] : extra.items()) rec.details[key] = value;
+      if (&r == runners[0].get()) cublas_ms = rec.timing.ms.median;
       rec.x_cublas = cublas_ms > 0 && rec.timing.ms.median > 0 ? cublas_ms / rec.timing.ms.median : 0;
       if (rec.status == "failed") result.all_passed = false;
       print_table_row(table, rec);
       result.records.push_back(std::move(rec));
+    };
+    for (auto& r : runners) run(*r, nlohmann::json::object());
+    if (o.candidates) {
+      // The library's candidates for this problem, each run as a family at its split, with the
+      // model's prediction beside the measurement.
+      auto list = dispatch_candidates(GpuModel::of(dev), canonical(p), *o.candidates);
+      if (list.size() > size_t(o.candidates_max)) list.resize(size_t(o.candidates_max));
+      for (size_t i = 0; i < list.size(); ++i) {
+        const auto& f = *find_family(list[i].family);
+        auto r = make_family_runner(f, parse_params(f, list[i].params));
+        check_memory(p, timer_and_library_headroom + workspace + r->workspace_bytes(p));
+        run(*r, {{"candidate", i}, {"math", to_string(*o.candidates)}, {"predicted_us", list[i].predicted_us}});
+      }
     }
   }
   return result;

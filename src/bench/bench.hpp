@@ -44,6 +44,10 @@ struct BenchOptions {
   bool remeasure_ceilings = false;
   std::optional<AveragingShape> averaging;  // also run seed 004's pipeline, before the problems
   std::vector<MetricDef> metrics;           // hardware counters per record (--metrics); none when empty
+  // Also the configurations the library's model weighs for each problem in this math mode, fastest
+  // predicted first, at most candidates_max (--candidates): the model's calibration.
+  std::optional<MathMode> candidates;
+  int candidates_max = 8;
   std::string command_line;
 };
 

@@ -31,7 +31,8 @@ struct BenchArgs {
   int64_t incx = 1, incy = 1;
   bool measure_ceilings = false, average = false;
   std::string average_shape = "1024x1024x1024";
-  std::string metrics, ablate, corpus, corpus_filter;
+  std::string metrics, ablate, corpus, corpus_filter, candidates;
+  int candidates_max = 8;
 };
 
 // The problems the options name: the corpus's, or every size in every layout
@@ -118,6 +119,11 @@ int run(const BenchArgs& a, const Context& ctx) {
       k.ablation = ab;
     }
   }
+  if (!a.candidates.empty()) {
+    if (op != Op::gemm) throw UsageError("--candidates weighs GEMM configurations: leave out --op gemv");
+    o.candidates = parse_math_mode(a.candidates);
+    o.candidates_max = a.candidates_max;
+  }
   o.remeasure_ceilings = a.measure_ceilings;
   auto pipeline = parse_averaging_shape(a.average_shape);
   if (a.average) o.averaging = pipeline;
@@ -188,6 +194,12 @@ Command add_bench(CLI::App& app) {
   bench->add_option("--corpus", a.corpus,
                     "the shapes of a corpus instead of --size: 'builtin' (experiments/corpus.txt) or a file");
   bench->add_option("--corpus-filter", a.corpus_filter, "only the corpus shapes whose name or group contains this");
+  bench->add_option("--candidates", a.candidates,
+                    "also run the configurations the library's model weighs in this math mode (strict_fp32, "
+                    "tensor_fp32, tf32), each at its split, with its predicted time in the record");
+  bench->add_option("--candidates-max", a.candidates_max, "the fastest predicted candidates to run")
+      ->default_val(8)
+      ->check(CLI::PositiveNumber);
   bench->add_option("--csv", a.csv, "write the results as CSV");
   bench->add_option("--json", a.json, "write the results as JSON");
   return {bench, [args](const Context& ctx) { return run(*args, ctx); }};

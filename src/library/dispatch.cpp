@@ -463,13 +463,14 @@ Problem vector_problem(const Problem& c, Route r) {
   return g;
 }
 
-Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
-  Dispatch d;
-  if (p.n == 1 || p.m == 1) {
-    d.route = p.n == 1 ? Route::gemv_n : Route::gemv_m;
-    d.why = to_string(d.route) + ": a matrix-vector product, bound by reading the matrix once";
-    return d;
-  }
+namespace {
+
+// Every candidate that supports the problem, each at its best split, with its estimate.
+struct Evaluated {
+  const Parsed* c;
+  Estimate e;
+};
+std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
   const size_t split_cap = std::min({kMaxSplitWorkspace, gpu.memory_bytes / 16, max_workspace});
   const size_t pack_cap = std::min(gpu.memory_bytes / 4, max_workspace);
   // tensor_fp32 takes only routes that meet its contract (error at most cuBLAS SGEMM's): the CUDA
@@ -488,10 +489,7 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   if (accurate && gpu.arch == 90 && p.k >= kOzakiMinK) lists.push_back(&parsed(kOzaki));
   if (tensor && !accurate && gpu.arch != 90) lists.push_back(math == MathMode::tf32 ? &parsed(kTf32_1x) : &parsed(kTf32_3x));
 
-  const Parsed* best = nullptr;
-  Estimate best_e;
-  const Parsed* runner_up = nullptr;  // the best of another family, for the reason
-  double runner_up_us = INFINITY;
+  std::vector<Evaluated> out;
   for (auto* list : lists)
     for (auto& c : *list) {
       // The problem as this configuration computes it (transposed for transpose=yes).
@@ -532,36 +530,66 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
         add_staging(gpu, q, *c.f, c.v, e);
         if (e.workspace > max_workspace) continue;
       }
-      if (e.us < best_e.us) {
-        if (best && best->f != c.f) runner_up = best, runner_up_us = best_e.us;
-        best = &c, best_e = e;
-      } else if (c.f != best->f && e.us < runner_up_us) {
-        runner_up = &c, runner_up_us = e.us;
-      }
+      out.push_back({&c, e});
     }
-  if (!best) throw UsageError("no kernel of the library takes " + describe(p));
-  ParamValues v = best->v;
-  if (v.count("splitk")) v["splitk"] = {best_e.splits};
-  d.family = best->f->name();
-  d.params = format_params(*best->f, v);
-  d.splits = best_e.splits;
-  d.predicted_us = best_e.us;
-  d.workspace_bytes = best_e.workspace;
+  return out;
+}
+
+// A candidate as the library would run it: its split in its parameters.
+Dispatch as_dispatch(const Evaluated& x) {
+  Dispatch d;
+  ParamValues v = x.c->v;
+  if (v.count("splitk")) v["splitk"] = {x.e.splits};
+  d.family = x.c->f->name();
+  d.params = format_params(*x.c->f, v);
+  d.splits = x.e.splits;
+  d.predicted_us = x.e.us;
+  d.workspace_bytes = x.e.workspace;
+  return d;
+}
+
+}  // namespace
+
+std::vector<Dispatch> dispatch_candidates(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
+  std::vector<Dispatch> out;
+  for (auto& x : evaluate(gpu, p, math, max_workspace)) out.push_back(as_dispatch(x));
+  std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.predicted_us < b.predicted_us; });
+  return out;
+}
+
+Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
+  Dispatch d;
+  if (p.n == 1 || p.m == 1) {
+    d.route = p.n == 1 ? Route::gemv_n : Route::gemv_m;
+    d.why = to_string(d.route) + ": a matrix-vector product, bound by reading the matrix once";
+    return d;
+  }
+  const auto all = evaluate(gpu, p, math, max_workspace);
+  if (all.empty()) throw UsageError("no kernel of the library takes " + describe(p));
+  // The first of the least time; the runner-up is the best of another family, for the reason.
+  const Evaluated* best = &all[0];
+  for (auto& x : all)
+    if (x.e.us < best->e.us) best = &x;
+  const Evaluated* runner_up = nullptr;
+  for (auto& x : all)
+    if (x.c->f != best->c->f && (!runner_up || x.e.us < runner_up->e.us)) runner_up = &x;
+  d = as_dispatch(*best);
+  const auto& v = best->c->v;
   const std::string tiles =
       v.count("tile") ? std::to_string(v.at("tile")[0]) + "x" + std::to_string(v.at("tile")[1]) + " tiles" : "C's store";
-  const std::string form = best->f->transposes(v) ? " of the transposed product Cᵀ = op(B)ᵀ·op(A)ᵀ" : "";
+  const std::string form = best->c->f->transposes(v) ? " of the transposed product Cᵀ = op(B)ᵀ·op(A)ᵀ" : "";
   d.why = "model: " + d.family + " " + tiles + form +
           (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") + ", " +
-          fmt("%.2f", best_e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
-          fmt("%.1f", best_e.us) + " us predicted";
+          fmt("%.2f", best->e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
+          fmt("%.1f", best->e.us) + " us predicted";
+  const bool accurate = math == MathMode::tensor_fp32 && gpu.arch >= 80;
   if (d.family == "ozaki")
     d.why += " (" + std::to_string(ozaki::choose_moduli({1.89f, 1.89f}, p.k)) +
              " moduli for normal inputs at this K; the kernel counts them from the data)";
-  if (accurate && best->c->kind != Candidate::tensor && best->c->kind != Candidate::emulated)
+  if (accurate && best->c->c->kind != Candidate::tensor && best->c->c->kind != Candidate::emulated)
     d.why += std::string(" (FP64 accumulators: tensor_fp32's error bound") +
              (p.k < kOzakiMinK ? "; the tensor cores miss it at K < " + std::to_string(kOzakiMinK) : "") + ")";
-  if (runner_up && runner_up->f != best->f)
-    d.why += "; next: " + runner_up->f->name() + " " + fmt("%.1f", runner_up_us) + " us";
+  if (runner_up) d.why += "; next: " + runner_up->c->f->name() + " " + fmt("%.1f", runner_up->e.us) + " us";
   return d;
 }
 

@@ -57,6 +57,12 @@ constexpr size_t kNoWorkspaceBound = ~size_t(0);
 Dispatch dispatch(const GpuModel& gpu, const Problem& canonical, MathMode math,
                   size_t max_workspace = kNoWorkspaceBound);
 
+// Every configuration the model weighed for a GEMM problem (GEMV routes aside), each at its best
+// split, fastest predicted first: what `gemmlab choose --candidates` prints and the calibration
+// of the model measures. `why` is empty.
+std::vector<Dispatch> dispatch_candidates(const GpuModel& gpu, const Problem& canonical, MathMode math,
+                                          size_t max_workspace = kNoWorkspaceBound);
+
 // The GEMV problem of a vector route: op(A) (gemv_n) or op(B)ᵀ (gemv_m) as a row-major A,
 // transposed where its rows are strided, with the vector's and the result's increments as the
 // leading dimensions of the one-column x and y. Not normalized (the lab's GEMV problems have unit
