@@ -297,6 +297,11 @@ TEST(Tuning, BuiltinTableIsValidAndChoosesPerClass) {
   auto* any = t.best("any", "sm_90", "", normalized(Problem::square(4096)), /*exact=*/true);
   ASSERT_TRUE(any);
   EXPECT_EQ(any->family, "hopper-simt");
+  // At 1024³ the model's hopper-simt split 2 (1.06x cuBLAS SGEMM) beat the table's warptiled 64x64
+  // (0.79x) in one run (results/h100/simt/issue30-table-b58666e).
+  auto* small = t.best("any", "sm_90", "", normalized(Problem::square(1024)), /*exact=*/true);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->family, "hopper-simt");
   // At 2049³ hopper-simt's split tail (measured, issue 30) beats warptiled's split-K.
   auto* odd = t.best("any", "sm_90", "", normalized(Problem::square(2049)), true);
   ASSERT_TRUE(odd);
