@@ -59,6 +59,14 @@ TEST(Ozaki, ScaledIntegersAreExactAndResiduesSymmetric) {
       if (std::fabs(v) < 0x1p31L) ASSERT_EQ(ozaki::symmetric_residue(int(got), m), r);  // the 32-bit path
     }
   }
+  // The 32-bit residue path up to q = kMaxInt32Bits: the largest float below 2^e scales to 2^31 - 2^7.
+  for (int e : {-100, -3, 0, 20, 120}) {
+    const float below = std::nextafter(std::ldexp(1.0f, e), 0.0f);
+    const long long v = ozaki::scaled_integer(below, ozaki::kMaxInt32Bits - e);
+    EXPECT_EQ(v, (1ll << 31) - 128) << e;
+    EXPECT_EQ(ozaki::scaled_integer(-below, ozaki::kMaxInt32Bits - e), -v);
+  }
+  EXPECT_EQ(ozaki::bits(8).a, ozaki::kMaxInt32Bits);  // normal inputs' 8 moduli: op(A) on the 32-bit path
   // Zeros and subnormals: a subnormal scaled up is an ordinary integer; zero stays zero.
   EXPECT_EQ(ozaki::scaled_integer(0.0f, 40), 0);
   EXPECT_EQ(ozaki::scaled_integer(std::ldexp(3.0f, -148), 160), 3ll << 12);

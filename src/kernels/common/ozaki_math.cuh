@@ -107,8 +107,20 @@ OZAKI_HD inline int choose_moduli(Spread s, long long k) {
 }
 
 // x · 2^shift rounded to an integer (ties to even): exact in float64 (x has 24 bits), and below
-// 2^63 for the kernels' shifts (|x| < 2^e, shift = q - e, q <= 62).
-OZAKI_HD inline long long scaled_integer(float x, int shift) { return (long long)rint(ldexp(double(x), shift)); }
+// 2^63 for the kernels' shifts (|x| < 2^e, shift = q - e, q <= 62). Those shifts lie in [-120, 220]
+// (e from a row norm between 2^-149 and 2^137), so 2^shift is a normal double: on the device the
+// power of two is built from its bits and one conversion rounds (ldexp's range handling and a
+// separate rint cost the residue pass instructions per element).
+OZAKI_HD inline long long scaled_integer(float x, int shift) {
+#if defined(__CUDA_ARCH__)
+  return __double2ll_rn(double(x) * __hiloint2double((1023 + shift) << 20, 0));
+#else
+  return (long long)rint(ldexp(double(x), shift));
+#endif
+}
+// The largest |x · 2^(q - e)| for |x| < 2^e: x has 24 bits, so |x| <= 2^e (1 - 2^-24) and the scaled
+// value stays at or below 2^q - 2^(q - 24); with q <= 31 it rounds to an int32 (a 32-bit residue path).
+constexpr int kMaxInt32Bits = 31;
 
 // The symmetric residue of v modulo m, in [-m/2, m/2): what one element of A_int contributes to
 // plane l. The kernels call it with m a compile-time constant (the division becomes a multiply),

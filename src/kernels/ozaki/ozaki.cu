@@ -83,7 +83,7 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
 // row when K is (128 bytes per load), else 32 columns of the 8 rows per 256 threads (8 · 4-byte
 // pieces: every 32-byte sector used). Four loads in flight per thread; many small blocks (latency).
 extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassArgs p) {
-  constexpr int kLanes = 32, kUnroll = 4;  // threads per row, loads in flight per thread
+  constexpr int kLanes = 32, kUnroll = 8;  // threads per row, loads in flight per thread
   static_assert(ozaki::kScanRows * kLanes == 256, "a block is 256 threads");
   __shared__ double part_squares[ozaki::kScanRows][kLanes], part_logs[ozaki::kScanRows][kLanes];
   __shared__ int part_nonzero[ozaki::kScanRows][kLanes], part_finite[ozaki::kScanRows][kLanes];
@@ -175,7 +175,7 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::Pa
   for (int i = 0; i < 16; ++i)
     v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(tile[c / 32][row][c % 32 + i], q - e);
   signed char* out = x.planes + gr * p.kp + c0 + c;
-  if (q < 31)
+  if (q <= ozaki::kMaxInt32Bits)
     write_residues<int>(v, n, out, x.rows * p.kp);
   else
     write_residues<long long>(v, n, out, x.rows * p.kp);
