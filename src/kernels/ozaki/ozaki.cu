@@ -136,30 +136,25 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassAr
   choose_for_the_call(p);
 }
 
-// Eight consecutive elements of a row scaled to integers (x · 2^(q - e), rounded: |v| < 2^q) of
-// type Int, then one 8-byte store per plane of their residues. Int is int where q allows
-// (kMaxInt32Bits): cheaper residues than 64-bit integers. The moduli loop is unrolled so that each
-// modulus is a constant (a multiply, not a division).
+// Sixteen scaled integers' residues, one 16-byte store per plane. The moduli loop is unrolled so
+// that each modulus is a constant (a multiply, not a division).
 template <class Int>
-__device__ inline void write_residues(const float* x, int e, int q, int n, signed char* out, long long plane) {
-  Int v[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) v[i] = e == ozaki::kNonFinite ? 0 : Int(ozaki::scaled_integer(x[i], q - e));
+__device__ inline void write_residues(const long long (&v)[16], int n, signed char* out, long long plane) {
 #pragma unroll
   for (int l = 0; l < ozaki::kMaxModuli; ++l) {
     if (l >= n) return;
-    unsigned word[2] = {0, 0};
+    unsigned word[4] = {0, 0, 0, 0};
 #pragma unroll
-    for (int i = 0; i < 8; ++i)
-      word[i / 4] |= unsigned(ozaki::symmetric_residue(v[i], ozaki::modulus(l)) & 0xff) << (8 * (i % 4));
-    *reinterpret_cast<uint2*>(out + l * plane) = make_uint2(word[0], word[1]);
+    for (int i = 0; i < 16; ++i)
+      word[i / 4] |= unsigned(ozaki::symmetric_residue(Int(v[i]), ozaki::modulus(l)) & 0xff) << (8 * (i % 4));
+    *reinterpret_cast<uint4*>(out + l * plane) = make_uint4(word[0], word[1], word[2], word[3]);
   }
 }
 
 // 32 rows x kResidueColumns (128) per block: whole 128-byte lines of every plane (a line written in
 // pieces by different blocks reaches the memory as partial writes). Thread (row t / 8, t % 8)
-// converts 16 consecutive elements of its row, eight at a time (registers: occupancy).
-extern "C" __global__ void __launch_bounds__(256, 6) ozaki_residues(const ozaki::PassArgs p) {
+// converts 16 consecutive elements of its row.
+extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::PassArgs p) {
   constexpr int kTiles = ozaki::kResidueColumns / 32;
   __shared__ float tile[kTiles][32][33];
   const ozaki::PassOperand& x = operand(p);
@@ -174,14 +169,16 @@ extern "C" __global__ void __launch_bounds__(256, 6) ozaki_residues(const ozaki:
   if (gr >= x.rows) return;
   const ozaki::Bits bits = ozaki::bits(n);
   const int q = blockIdx.z ? bits.b : bits.a, e = x.exponent[gr];
-  const float* elements = &tile[c / 32][row][c % 32];
+  // Element v = x · 2^(q - e), rounded: |v| < 2^q.
+  long long v[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+    v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(tile[c / 32][row][c % 32 + i], q - e);
   signed char* out = x.planes + gr * p.kp + c0 + c;
-#pragma unroll 1
-  for (int h = 0; h < 16; h += 8)
-    if (q <= ozaki::kMaxInt32Bits)
-      write_residues<int>(elements + h, e, q, n, out + h, x.rows * p.kp);
-    else
-      write_residues<long long>(elements + h, e, q, n, out + h, x.rows * p.kp);
+  if (q <= ozaki::kMaxInt32Bits)
+    write_residues<int>(v, n, out, x.rows * p.kp);
+  else
+    write_residues<long long>(v, n, out, x.rows * p.kp);
 }
 
 // The blocks of a cluster that read the same A tile (one row of the cluster: same rank % CLUSTER_M)
