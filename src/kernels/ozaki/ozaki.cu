@@ -42,7 +42,9 @@ constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
 constexpr int CLUSTER = CLUSTER_M * CLUSTER_N;
 static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
 
-// blockIdx.z picks the operand; a plain select keeps the parameter array out of local memory.
+// blockIdx.z picks the operand. The passes take their parameters as __grid_constant__: a reference
+// into a plain by-value parameter made every thread copy it to its stack (120-192 bytes of local
+// memory written per thread: 1.6 GB of the residue pass's DRAM writes at 8192³, perf-log 48).
 __device__ inline const ozaki::PassOperand& operand(const ozaki::PassArgs& p) { return blockIdx.z ? p.op[1] : p.op[0]; }
 
 // One operand's 32 x 32 tile at (r0, c0) into shared memory, read along whichever of its
@@ -82,7 +84,7 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
 // kScanRows rows per block over all of K, read along whichever dimension is contiguous: a warp per
 // row when K is (128 bytes per load), else 32 columns of the 8 rows per 256 threads (8 · 4-byte
 // pieces: every 32-byte sector used). Four loads in flight per thread; many small blocks (latency).
-extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const ozaki::PassArgs p) {
+extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
   constexpr int kLanes = 32, kUnroll = 8;  // threads per row, loads in flight per thread
   static_assert(ozaki::kScanRows * kLanes == 256, "a block is 256 threads");
   __shared__ double part_squares[ozaki::kScanRows][kLanes], part_logs[ozaki::kScanRows][kLanes];
@@ -154,7 +156,7 @@ __device__ inline void write_residues(const long long (&v)[16], int n, signed ch
 // 32 rows x kResidueColumns (128) per block: whole 128-byte lines of every plane (a line written in
 // pieces by different blocks reaches the memory as partial writes). Thread (row t / 8, t % 8)
 // converts 16 consecutive elements of its row.
-extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const ozaki::PassArgs p) {
+extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const __grid_constant__ ozaki::PassArgs p) {
   constexpr int kTiles = ozaki::kResidueColumns / 32;
   __shared__ float tile[kTiles][32][33];
   const ozaki::PassOperand& x = operand(p);
