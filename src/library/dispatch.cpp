@@ -335,13 +335,14 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 }
 
 // ozaki: the pre-passes read op(A) and op(B) twice (the scan, the residues) and write n int8
-// planes, at about a third of the bandwidth (1.1 TB/s of 3.0 measured at 4096³); then each
+// planes, at about half the bandwidth (1.42 TB/s of 3.0 at 8192³ since their parameters stay in
+// place: ncu's 18 % of the call at 6658e8f, perf-log 48; a third before); then each
 // persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of ktiles K tiles, with a
 // fixed cost per modulus (the drain and the CRT step). Constants from the 8-modulus times at 4096³
 // and 8192³ (results/h100/fp32-accurate.json, f3d4db3: the CRT step in integers, the epilogue
 // without ldexp; 1024³ and 2048³ 9-12 % under): 0.373 us per 128x128x128 INT8 K tile on an H100
 // SM, 3.73 us per modulus boundary.
-constexpr double kOzakiKtileUs = 0.373, kOzakiModulusUs = 3.73, kOzakiPassShare = 0.36;
+constexpr double kOzakiKtileUs = 0.373, kOzakiModulusUs = 3.73, kOzakiPassShare = 0.47;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
   auto& t = v.at("tile");
   const int n = ozaki::choose_moduli({1.89f, 1.89f}, p.k);  // normal inputs' rms / gmean
