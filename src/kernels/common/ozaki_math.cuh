@@ -107,10 +107,10 @@ OZAKI_HD inline int choose_moduli(Spread s, long long k) {
 }
 
 // x · 2^shift rounded to an integer (ties to even): exact in float64 (x has 24 bits), and below
-// 2^63 for the kernels' shifts (|x| < 2^e, shift = q - e, q <= 62). Those shifts lie in [-120, 220]
-// (e from a row norm between 2^-149 and 2^137), so 2^shift is a normal double: on the device the
-// power of two is built from its bits and one conversion rounds (ldexp's range handling and a
-// separate rint cost the residue pass instructions per element).
+// 2^63 for the kernels' shifts (|x| < 2^e, shift = q - e, q <= 62). Those shifts lie in [-127, 210]
+// (e from -148 to 137 for row norms from 2^-149 to 2^137, q from 10), so 2^shift is a normal
+// double: on the device the power of two is built from its bits and one conversion rounds (ldexp's
+// range handling and a separate rint cost the residue pass instructions per element).
 OZAKI_HD inline long long scaled_integer(float x, int shift) {
 #if defined(__CUDA_ARCH__)
   return __double2ll_rn(double(x) * __hiloint2double((1023 + shift) << 20, 0));
