@@ -392,6 +392,26 @@ TEST(SplitTail, CoversEveryTileOnceAndSplitsOnlyTheLastWave) {
 // Random shapes and grids as the launcher sizes them (gridDim.x = min(tiles, resident / splits),
 // gridDim.z = splits): every K tile of every tile done once by some worker, and each split's partial
 // sums in a slot of its own inside the workspace the families ask for (tiled::tail_workspace_floats).
+// Split-K's partial sums (warptiled, reduce kernel): rows padded to four floats, so each group of
+// four columns is one 16-byte store whatever N is; two planes with FP64 accumulators; a GEMV's
+// partial sums stay one column.
+TEST(SplitK, PartialSumRowsArePaddedToFourFloats) {
+  const auto& f = *find_family("warptiled");
+  auto four = parse_params(f, "tile=64x64x16,warp=32x32,vpt=4x8,splitk=4");
+  auto fp64 = parse_params(f, "tile=64x64x16,warp=32x32,vpt=4x8,splitk=4,accum=fp64");
+  Problem odd = Problem::square(511), even = Problem::square(512), thin{};
+  thin.m = 7, thin.n = 1, thin.k = 100;
+  EXPECT_EQ(partial_pitch(odd), 512);
+  EXPECT_EQ(partial_pitch(even), 512);
+  EXPECT_EQ(f.split_workspace_floats(four, odd, 4, 0), 4ll * 511 * 512);
+  EXPECT_EQ(f.split_workspace_floats(fp64, odd, 4, 0), 2 * 4ll * 511 * 512);
+  EXPECT_EQ(f.split_workspace_floats(four, even, 4, 0), 4ll * 512 * 512);
+  EXPECT_EQ(f.split_workspace_floats(four, thin, 1, 0), 0);
+  Problem gemv = thin;
+  gemv.op = Op::gemv;
+  EXPECT_EQ(partial_pitch(gemv), 1);
+}
+
 TEST(SplitTail, RandomShapesAndGridsFitTheWorkspace) {
   std::mt19937 rng(30);
   for (int trial = 0; trial < 60; ++trial) {

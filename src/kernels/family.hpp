@@ -73,6 +73,10 @@ std::string to_string(Ablation a);
 Ablation parse_ablation(const std::string& name);  // throws UsageError
 std::vector<std::string> compile_defines(Ablation a);  // none: no definition
 class KernelFamily;
+// Floats between the rows of a split product's partial sums in the workspace: N rounded up to 4, so
+// each group of four columns is one aligned 16-byte store (gemm_tile.cuh's partial_pitch); a GEMV's
+// partial sums are one column.
+inline long long partial_pitch(const Problem& p) { return p.op == Op::gemm ? (p.n + 3) / 4 * 4 : p.n; }
 // Throws UsageError when the configuration does not offer the ablation (none always passes).
 void check_ablation(const KernelFamily& f, const ParamValues& v, Ablation a);
 
@@ -154,11 +158,11 @@ class KernelFamily {
   // once (0 when unknown: no GPU, or before the kernel is loaded).
   virtual int splits(const ParamValues&, const Problem&, int /*resident_blocks*/) const { return 1; }
   virtual std::string reduce_entry() const { return {}; }
-  // Floats of workspace for the partial sums of `splits` slices: [split][m][n], two floats each with
-  // FP64 accumulators (accum=fp64; accumulate.cuh), unless the family keeps them otherwise
-  // (`resident_blocks` as for splits(): 0 when unknown).
+  // Floats of workspace for the partial sums of `splits` slices: [split][m][partial_pitch(n)], two
+  // floats each with FP64 accumulators (accum=fp64; accumulate.cuh), unless the family keeps them
+  // otherwise (`resident_blocks` as for splits(): 0 when unknown).
   virtual long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int /*resident_blocks*/) const {
-    return splits > 1 ? (long long)splits * (fp64_accumulators(v) ? 2 : 1) * p.m * p.n : 0;
+    return splits > 1 ? (long long)splits * (fp64_accumulators(v) ? 2 : 1) * p.m * partial_pitch(p) : 0;
   }
   // The configuration sums in FP64 (its `accum` parameter is "fp64" or "fp64tile": tiled::accum_param).
   bool fp64_accumulators(const ParamValues& v) const;

@@ -210,7 +210,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
     us += 4.0 * mn * (planes * s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
-    e.workspace = size_t(4.0 * planes * mn * s);
+    e.workspace = size_t(4.0 * planes * double(p.m) * double(partial_pitch(p)) * s);
   }
   e.us = us;
   return e;

@@ -88,11 +88,14 @@ __device__ inline void store_c_split(const GemmArgs& g, long long i, long long j
   store_c(g, i, j, PRODUCTS != 3 || isfinite(acc) ? acc : fp32_dot(g, i, j));
 }
 
-// Four consecutive columns of one row: one 16-byte access when aligned (vec) and inside C.
-__device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC) {
+// Four consecutive columns of one row: one 16-byte access when aligned (vec) and inside C, or
+// inside its row's padding (padded: split-K's partial sums, rows partial_pitch(N) apart).
+__device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC,
+                                bool padded = false) {
   if (i >= g.m) return;
-  if (vec && j + 3 < g.n && !ABLATE_NO_STORE) {
-    float4* c = reinterpret_cast<float4*>(g.c + i * g.c_row + j);
+  float* row = g.c + i * g.c_row;
+  if (vec && (padded ? j < g.n : j + 3 < g.n) && !ABLATE_NO_STORE) {
+    float4* c = reinterpret_cast<float4*>(row + j);
     float4 r = make_float4(g.alpha * v[0], g.alpha * v[1], g.alpha * v[2], g.alpha * v[3]);
     if (g.beta != 0.0f) {
       float4 old = *c;
@@ -101,7 +104,15 @@ __device__ inline void store_c4(const GemmArgs& g, long long i, long long j, con
     *c = r;
     return;
   }
-  for (int t = 0; t < 4; ++t) store_c(g, i, j + t, v[t]);
+  if (ABLATE_NO_STORE) {
+    for (int t = 0; t < 4; ++t) store_c(g, i, j + t, v[t]);
+    return;
+  }
+  // A float at a time: the row's address once, then one bound per column.
+  for (int t = 0; t < 4 && j + t < g.n; ++t) {
+    float* c = row + (j + t) * g.c_col;
+    *c = g.beta == 0.0f ? g.alpha * v[t] : g.alpha * v[t] + g.beta * *c;
+  }
 }
 
 // Shared-memory tile of an operand, stored k-major: S[k][o], rows of OUTER + PAD floats.
@@ -382,14 +393,14 @@ struct ThreadTile {
   // (m0, n0): the block tile's origin in C. vec: 16-byte stores allowed. plane: which float of an FP64
   // split partial sum (partial_plane; 0, the sum rounded, for C itself).
   __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0, bool vec = C_VEC,
-                        int plane = 0) const {
+                        int plane = 0, bool padded = false) const {
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
       for (int j = 0; j < FN / 4; ++j) {
         const float v[4] = {partial_plane(acc[i][4 * j], plane), partial_plane(acc[i][4 * j + 1], plane),
                             partial_plane(acc[i][4 * j + 2], plane), partial_plane(acc[i][4 * j + 3], plane)};
-        store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, v, vec);
+        store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, v, vec, padded);
       }
   }
 };
@@ -462,12 +473,16 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
 
 // With split-K, slice z's raw partial sums go to its part of the workspace (`planes` row-major
 // M × N matrices, kPartialPlanes of the accumulators; alpha = 1, beta = 0); one store path for both
-// keeps the register count down. plane: the next plane's matrix.
+// keeps the register count down. plane: the next plane's matrix. Their rows are partial_pitch(N)
+// floats apart, so every group of four columns is one aligned 16-byte store whatever N is (an odd
+// N sent each partial sum out a float at a time: a third of the kernel at 511³, perf-log 50).
+__device__ inline long long partial_pitch(long long n) { return (n + 3) / 4 * 4; }
 __device__ inline GemmArgs splitk_output(const GemmArgs& g, int z, int splits, int planes = 1, int plane = 0) {
   GemmArgs out = g;
   if (splits > 1) {
-    out.c = g.workspace + ((long long)z * planes + plane) * g.m * g.n;
-    out.c_row = g.n, out.c_col = 1, out.alpha = 1.0f, out.beta = 0.0f;  // [split][m][n], whatever C's layout
+    const long long pitch = partial_pitch(g.n);
+    out.c = g.workspace + ((long long)z * planes + plane) * g.m * pitch;
+    out.c_row = pitch, out.c_col = 1, out.alpha = 1.0f, out.beta = 0.0f;  // [split][m][pitch], whatever C's layout
   }
   return out;
 }
@@ -476,14 +491,16 @@ __device__ inline GemmArgs splitk_output(const GemmArgs& g, int z, int splits, i
 // families' reduce kernels are 256-thread wrappers of this), summed in the accumulators' type.
 template <class Acc = float>
 __device__ inline void splitk_reduce(const GemmArgs& g, int splits) {
-  const long long mn = g.m * g.n;
+  const long long mn = g.m * g.n, pitch = partial_pitch(g.n), plane = g.m * pitch;
   for (long long e = blockIdx.x * 256ll + threadIdx.x; e < mn; e += 256ll * gridDim.x) {
+    const long long i = e / g.n, j = e % g.n;
+    const float* p = g.workspace + i * pitch + j;
     Acc sum = 0;
     // Unrolled, eight slices' loads are in flight before their adds (which keep split order): a
     // huge K split hundreds of ways would otherwise wait on one load at a time.
 #pragma unroll 8
-    for (int z = 0; z < splits; ++z) sum += partial_at<Acc>(g.workspace + z * kPartialPlanes<Acc> * mn + e, mn);
-    store_c(g, e / g.n, e % g.n, float(sum));
+    for (int z = 0; z < splits; ++z) sum += partial_at<Acc>(p + z * kPartialPlanes<Acc> * plane, plane);
+    store_c(g, i, j, float(sum));
   }
 }
 

@@ -41,9 +41,10 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0, first,
                                                                         count);
   constexpr int planes = gl::kPartialPlanes<Accumulator>;
-  const bool vec = gridDim.z > 1 ? g.n % 4 == 0 : C_VEC;
-  t.store(gl::splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec);
-  if (planes == 2 && gridDim.z > 1) t.store(gl::splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1);
+  // Partial sums: 16-byte stores into the workspace's padded rows, whatever C allows.
+  const bool split = gridDim.z > 1, vec = split || C_VEC;
+  t.store(gl::splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec, 0, split);
+  if (planes == 2 && split) t.store(gl::splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1, split);
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
