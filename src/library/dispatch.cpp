@@ -188,8 +188,12 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // last wave of j < occ blocks per SM takes j blocks' work at 3/4 (j = 1) to 1 (j = occ) of it.
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const double work = 2.0 * bm * bn * kper;
+  // Fewer than four warps on the SM (a last wave of 64-thread blocks) cannot keep even that: the
+  // lone block's rate scales with its warps (sq-256-m1: 16x128 tiles of two warps, split 4, one
+  // block per SM ran 17.4 us where 64x64 blocks of four ran 12.9; perf-log 51).
   const double full = std::floor(blocks / slots), rest = blocks - full * slots;
-  const double j = std::ceil(rest / gpu.sms), busy = 0.75 + 0.25 * (j - 1) / std::max(1, occ - 1);
+  const double j = std::ceil(rest / gpu.sms), warps = j * threads / 32.0;
+  const double busy = (0.75 + 0.25 * (j - 1) / std::max(1, occ - 1)) * std::min(1.0, warps / 4.0);
   const double t_compute = (full * occ + (j > 0 ? j / busy : 0)) * work / sm_rate;
   // Bytes stream at the full bandwidth only with enough blocks loading at once: two per SM
   // (rhs-16 x 4096 x 4096 ran at 1.7 TB/s with 640 blocks and 1.3 TB/s with fewer; perf-log 17).
