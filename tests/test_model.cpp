@@ -389,9 +389,6 @@ TEST(SplitTail, CoversEveryTileOnceAndSplitsOnlyTheLastWave) {
   EXPECT_EQ(tail::schedule(264, 132, 4, 10).units(), 264);
 }
 
-// Random shapes and grids as the launcher sizes them (gridDim.x = min(tiles, resident / splits),
-// gridDim.z = splits): every K tile of every tile done once by some worker, and each split's partial
-// sums in a slot of its own inside the workspace the families ask for (tiled::tail_workspace_floats).
 // Split-K's partial sums (warptiled, reduce kernel): rows padded to four floats, so each group of
 // four columns is one 16-byte store whatever N is; two planes with FP64 accumulators; a GEMV's
 // partial sums stay one column.
@@ -412,6 +409,9 @@ TEST(SplitK, PartialSumRowsArePaddedToFourFloats) {
   EXPECT_EQ(partial_pitch(gemv), 1);
 }
 
+// Random shapes and grids as the launcher sizes them (gridDim.x = min(tiles, resident / splits),
+// gridDim.z = splits): every K tile of every tile done once by some worker, and each split's partial
+// sums in a slot of its own inside the workspace the families ask for (tiled::tail_workspace_floats).
 TEST(SplitTail, RandomShapesAndGridsFitTheWorkspace) {
   std::mt19937 rng(30);
   for (int trial = 0; trial < 60; ++trial) {
