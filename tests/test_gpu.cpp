@@ -865,6 +865,60 @@ TEST(Library, FirstCallInsideAGraphCapture) {
   EXPECT_GT(owning, 0) << "no captured call needed a workspace: the graph's ownership went untested";
 }
 
+// A call's kernels (pre-pass, product, split-K reduction) follow each other as programmatic
+// dependents on Hopper (grid_dependency.cuh): a captured call's kernel-to-kernel edges are all
+// programmatic ones, and the replayed graph, with new inputs each time, still gives the product.
+TEST(Library, KernelsOfACallAreProgrammaticDependents) {
+  REQUIRE_GPU();
+  if (query_device(0).arch() < 90) GTEST_SKIP() << "programmatic dependent launch needs compute capability 9.0";
+  if (!dependent_launch_enabled()) GTEST_SKIP() << "GEMMLAB_DEPENDENT_LAUNCH=0";
+  Stream stream;
+  const Problem shapes[] = {normalized(problem_of_shape(Op::gemm, {511, 511, 511}, Layout::row_major, Trans::no, Trans::no)),
+                            normalized(problem_of_shape(Op::gemm, {257, 300, 1111}, Layout::row_major, Trans::no, Trans::no)),
+                            normalized(problem_of_shape(Op::gemm, {1025, 1025, 1025}, Layout::row_major, Trans::no, Trans::no))};
+  uint64_t seed = 77;
+  int chained = 0;
+  for (auto mode : kModes)
+    for (const Problem& p : shapes) {
+      Placed x(p, 0, seed++, stream.s);
+      x.reset(stream.s);
+      x.call(mode, stream.s);  // plans outside the capture
+      GEMMLAB_CUDA(cudaStreamSynchronize(stream.s));
+      cudaGraph_t graph = nullptr;
+      GEMMLAB_CUDA(cudaStreamBeginCapture(stream.s, cudaStreamCaptureModeGlobal));
+      x.call(mode, stream.s);
+      GEMMLAB_CUDA(cudaStreamEndCapture(stream.s, &graph));
+      std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, cudaError_t (*)(cudaGraph_t)> graph_owner(graph, cudaGraphDestroy);
+      size_t edges = 0;
+      GEMMLAB_CUDA(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &edges));
+      std::vector<cudaGraphNode_t> from(edges), to(edges);
+      std::vector<cudaGraphEdgeData> data(edges);
+      GEMMLAB_CUDA(cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &edges));
+      auto is_kernel = [](cudaGraphNode_t n) {
+        cudaGraphNodeType t{};
+        GEMMLAB_CUDA(cudaGraphNodeGetType(n, &t));
+        return t == cudaGraphNodeTypeKernel;
+      };
+      for (size_t e = 0; e < edges; ++e) {
+        if (!is_kernel(from[e]) || !is_kernel(to[e])) continue;
+        EXPECT_EQ(data[e].type, cudaGraphDependencyTypeProgrammatic) << label(p, 0, mode) << ": edge " << e;
+        ++chained;
+      }
+      cudaGraphExec_t exec = nullptr;
+      GEMMLAB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, cudaError_t (*)(cudaGraphExec_t)> exec_owner(
+          exec, cudaGraphExecDestroy);
+      for (int replay = 0; replay < 2; ++replay) {
+        x.refill(seed++, stream.s);
+        x.reset(stream.s);
+        GEMMLAB_CUDA(cudaGraphLaunch(exec, stream.s));
+        auto v = x.check(mode, stream.s);
+        EXPECT_TRUE(v.passed) << label(p, 0, mode) << " replay " << replay << ": " << v.first_failure;
+      }
+    }
+  EXPECT_GT(chained, 0) << "no call ran two kernels: the chaining went untested";
+}
+
 // Inf and NaN inputs: each output is finite, +Inf, -Inf or NaN exactly where cuBLAS SGEMM's is.
 TEST(Library, InfAndNanAsCublas) {
   REQUIRE_GPU();

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "bench/bench.hpp"
 #include "gemmlab/error.hpp"
 #include "kernels/family.hpp"
@@ -62,6 +64,20 @@ TEST(Kernels, ResolveNamesWithoutAGpu) {
   EXPECT_NE(error_of([] { resolve_kernels({"fast"}, {}); }).find("unknown kernel 'fast' (known: naive,"),
             std::string::npos);
   EXPECT_EQ(error_of([] { resolve_kernels({"cublas"}, {"block=8x8"}); }), "--param needs a kernel family among the kernels");
+}
+
+// The launcher starts every family's kernels as programmatic dependents (grid_dependency.cuh): each
+// one must wait for the grid before it ahead of any global access or return, so every __global__
+// function of every family opens with follow_previous_grid().
+TEST(Kernels, EveryKernelOpensByFollowingThePreviousGrid) {
+  const std::regex kernel(R"(__global__[^{;]*\)\s*\{\s*([^;]*;))");
+  int kernels = 0;
+  for (auto* f : families()) {
+    const std::string src = f->source();
+    for (std::sregex_iterator it(src.begin(), src.end(), kernel), end; it != end; ++it, ++kernels)
+      EXPECT_EQ((*it)[1].str(), "follow_previous_grid();") << f->name() << ": " << (*it)[0].str();
+  }
+  EXPECT_GE(kernels, int(families().size()));
 }
 
 TEST(Kernels, EveryParameterPointBecomesARunner) {

@@ -1,6 +1,8 @@
 #include "launch/launcher.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "compile/compile.hpp"
 #include "gemmlab/error.hpp"
@@ -60,6 +62,22 @@ cudaLaunchAttribute cluster_of(unsigned blocks) {
   return a;
 }
 
+// Every kernel of a plan goes out through here: in clusters of `cluster` blocks along x, and, where
+// the plan allows it, as a programmatic dependent of the grid before it in the stream (its kernels
+// wait for that grid themselves: grid_dependency.cuh).
+void launch_kernel(const LaunchPlan& plan, cudaKernel_t kernel, dim3 grid, dim3 block, size_t shared_bytes,
+                   void** params, cudaStream_t stream, unsigned cluster = 1) {
+  cudaLaunchAttribute attrs[2]{};
+  unsigned n = 0;
+  if (cluster > 1) attrs[n++] = cluster_of(cluster);
+  if (plan.dependent_launch) {
+    attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[n++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  cudaLaunchConfig_t config{grid, block, shared_bytes, stream, attrs, n};
+  GEMMLAB_CUDA(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kernel), params));
+}
+
 // `a` and `b` are the canonical problem's operands.
 Variant variant_of(const Problem& c, const float* a, const float* b, const float* cptr) {
   Variant v;
@@ -83,17 +101,18 @@ Variant variant_of(const Problem& c, const float* a, const float* b, const float
 void launch_gemm(const LaunchPlan& plan, GemmArgs& args, TensorMaps& maps, cudaStream_t stream) {
   const auto& g = plan.geometry;
   void* params[] = {&args, &maps};
-  if (plan.cluster > 1) {
-    cudaLaunchAttribute cluster = cluster_of(plan.cluster);
-    cudaLaunchConfig_t config{g.grid, g.block, g.shared_bytes, stream, &cluster, 1};
-    GEMMLAB_CUDA(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(plan.kernel), params));
-  } else {
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params, g.shared_bytes,
-                                  stream));
-  }
+  launch_kernel(plan, plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, plan.cluster);
 }
 
 }  // namespace
+
+bool dependent_launch_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("GEMMLAB_DEPENDENT_LAUNCH");
+    return !(v && std::string(v) == "0");
+  }();
+  return enabled;
+}
 
 Variant aligned_variant(const Problem& canonical_problem) {
   static const float aligned[4] = {};
@@ -131,8 +150,8 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
     const long long rows = std::max(pk.m, pk.n);
     const dim3 scan_grid(unsigned((rows + ozaki::kScanRows - 1) / ozaki::kScanRows), 1, 2);
     const dim3 residue_grid(unsigned(pk.kp / ozaki::kResidueColumns), unsigned((rows + 31) / 32), 2);
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.scan), scan_grid, dim3(256), p, 0, stream));
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), residue_grid, dim3(256), p, 0, stream));
+    launch_kernel(plan, pk.scan, scan_grid, dim3(256), 0, p, stream);
+    launch_kernel(plan, pk.pack, residue_grid, dim3(256), 0, p, stream);
     args.extra = info;
     TensorMaps maps = pk.maps;
     launch_gemm(plan, args, maps, stream);
@@ -142,7 +161,7 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       long long k = pk.k, kp = pk.kp;
       void* p[] = {&x, &sr, &sk, &rows, &k, &kp, &out, &raw};
       dim3 grid(unsigned((kp + 31) / 32), unsigned((rows + 31) / 32));
-      GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(pk.pack), grid, dim3(256), p, 0, stream));
+      launch_kernel(plan, pk.pack, grid, dim3(256), 0, p, stream);
     };
     TensorMaps maps = pk.maps;
     if (pk.lda)
@@ -164,25 +183,22 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       void* args_stage[] = {&staged, &pitch, &x, &stride, &rows, &row_floats};
       const dim3 grid(unsigned(std::min<long long>((row_floats + 1023) / 1024, 64)),
                       unsigned(std::min<long long>(rows, 65535)));
-      GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(t.stage), grid, dim3(256), args_stage, 0, stream));
+      launch_kernel(plan, t.stage, grid, dim3(256), 0, args_stage, stream);
       return staged;
     };
     TensorMaps maps;
     encode_operand_map(maps.a, read_from(args.a, t.stage_a, t.staged), t.a);
     encode_operand_map(maps.b, read_from(args.b, t.stage_b, t.staged + t.stage_a.floats()), t.b);
     void* params[] = {&args, &maps};
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
-                                  g.shared_bytes, stream));
+    launch_kernel(plan, plan.kernel, g.grid, g.block, g.shared_bytes, params, stream);
   } else {
     void* params[] = {&args};
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.kernel), g.grid, g.block, params,
-                                  g.shared_bytes, stream));
+    launch_kernel(plan, plan.kernel, g.grid, g.block, g.shared_bytes, params, stream);
   }
   if (plan.reduce) {
     int splits = plan.splits;
     void* reduce_params[] = {&args, &splits};
-    GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(plan.reduce), dim3(plan.reduce_blocks), dim3(256),
-                                  reduce_params, 0, stream));
+    launch_kernel(plan, plan.reduce, dim3(plan.reduce_blocks), dim3(256), 0, reduce_params, stream);
   }
 }
 
@@ -263,6 +279,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.splits = family_.splits(values_, c, k.blocks_per_sm * device_->sms);
   g.grid.z = unsigned(plan.splits);
   plan.cluster = unsigned(family_.cluster(values_));
+  plan.dependent_launch = device_->arch() >= 90 && dependent_launch_enabled();
   if (family_.persistent(values_)) {
     // A persistent block that is not resident runs its whole share after the others: size the grid
     // by what fits at once. Clusters need their blocks in one GPC, so fewer of them may fit than

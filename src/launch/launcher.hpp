@@ -67,6 +67,9 @@ struct LaunchPlan {
   LaunchGeometry geometry;        // gridDim.z = splits
   int splits = 1;
   unsigned cluster = 1;           // blocks per cluster along x (cudaLaunchKernelEx when above 1)
+  // Each kernel launched as a programmatic dependent of the grid before it (sm_90 and later;
+  // grid_dependency.cuh): it starts while that grid drains instead of after it.
+  bool dependent_launch = false;
   unsigned reduce_blocks = 0;
   bool swap_operands = false;  // a column-major C runs as the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ
   GemmArgs args{};             // strides, sizes, workspace, counters; pointers and alpha/beta per call
@@ -104,6 +107,10 @@ Variant aligned_variant(const KernelFamily& f, const ParamValues& v, const Probl
 CompileRequest kernel_request(const KernelFamily& f, const ParamValues& v, const Variant& var, Ablation a,
                               const DeviceInfo& d);
 CompileRequest kernel_request(const KernelFamily& f, const ParamValues& v, const Problem& p, const DeviceInfo& d);
+
+// Whether plans launch their kernels as programmatic dependents where the GPU can: yes unless the
+// environment sets GEMMLAB_DEPENDENT_LAUNCH=0 (read once), which measures the launch gaps it hides.
+bool dependent_launch_enabled();
 
 // Enqueues the plan with these operands and scalars.
 void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, float alpha, float beta,

@@ -2,8 +2,10 @@
 // consecutive elements of a row of B (one 128-byte line per k instead of 32) and write consecutive
 // elements of C; their A element is the same, a broadcast.
 #include "gemm_args.h"
+#include "grid_dependency.cuh"
 
 extern "C" __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y) gemm_coalesced(GemmArgs g) {
+  follow_previous_grid();
   long long j = (long long)blockIdx.x * BLOCK_X + threadIdx.x;
   long long i = (long long)blockIdx.y * BLOCK_Y + threadIdx.y;
   if (i >= g.m || j >= g.n) return;

@@ -8,6 +8,7 @@
 #pragma once
 #include "accumulate.cuh"
 #include "gemm_args.h"
+#include "grid_dependency.cuh"
 
 #ifndef A_K_CONTIG
 #define A_K_CONTIG 1

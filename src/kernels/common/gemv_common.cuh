@@ -5,6 +5,7 @@
 #pragma once
 #include "accumulate.cuh"
 #include "gemm_args.h"
+#include "grid_dependency.cuh"
 
 __device__ __forceinline__ float a_at(const GemmArgs& g, long long i, long long p) {
   return g.a[i * g.a_row + p * g.a_col];

@@ -9,6 +9,7 @@
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemv_block(GemmArgs g) {
+  follow_previous_grid();
   __shared__ Accumulator scratch[32];
   const long long i = blockIdx.x;
   const long long chunk = ((g.k + gridDim.z - 1) / gridDim.z + 3) / 4 * 4;

@@ -18,6 +18,7 @@ constexpr int kGroups = VPT / kWidth;
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 
 extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
+  follow_previous_grid();
   __shared__ Accumulator partial[TY][TX * VPT];
   const long long base = (long long)blockIdx.x * TX * VPT;
   const long long chunk = (g.k + gridDim.z - 1) / gridDim.z;

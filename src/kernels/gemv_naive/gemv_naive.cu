@@ -6,6 +6,7 @@
 #include "gemv_common.cuh"
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemv_naive(GemmArgs g) {
+  follow_previous_grid();
   const long long threads = (long long)gridDim.x * THREADS;
   const long long per_thread = (g.m + threads - 1) / threads;
   const long long t = (long long)blockIdx.x * THREADS + threadIdx.x;

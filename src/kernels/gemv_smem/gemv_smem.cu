@@ -5,6 +5,7 @@
 #include "gemv_common.cuh"
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemv_smem(GemmArgs g) {
+  follow_previous_grid();
   extern __shared__ float xs[];
   const long long i = (long long)blockIdx.x * THREADS + threadIdx.x;
   const long long chunk = STAGE_WHOLE ? g.k : TILE;

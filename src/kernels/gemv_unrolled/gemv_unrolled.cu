@@ -12,6 +12,7 @@
 #endif
 
 extern "C" __global__ void GEMV_BOUNDS gemv_unrolled(GemmArgs g) {
+  follow_previous_grid();
   const long long i = (long long)blockIdx.x * THREADS + threadIdx.x;
   if (i >= g.m) return;
   float acc[UNROLL];

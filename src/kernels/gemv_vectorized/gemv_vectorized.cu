@@ -7,6 +7,7 @@
 constexpr int kLanes = 32 / ROWS;
 
 extern "C" __global__ void __launch_bounds__(WARPS * 32) gemv_vectorized(GemmArgs g) {
+  follow_previous_grid();
   const int group = (threadIdx.x & 31) / kLanes, lane = threadIdx.x % kLanes;
   const long long i = ((long long)blockIdx.x * WARPS + (threadIdx.x >> 5)) * ROWS + group;
   // Lanes past the last row still join the shuffles (full-warp masks), with a zero sum.

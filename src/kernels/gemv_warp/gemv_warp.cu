@@ -4,6 +4,7 @@
 #include "gemv_common.cuh"
 
 extern "C" __global__ void __launch_bounds__(WARPS * 32) gemv_warp(GemmArgs g) {
+  follow_previous_grid();
   const long long i = (long long)blockIdx.x * WARPS + (threadIdx.x >> 5);
   const int lane = threadIdx.x & 31;
   if (i >= g.m) return;  // whole warps leave together: the shuffles below see full warps

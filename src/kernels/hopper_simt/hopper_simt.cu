@@ -163,6 +163,7 @@ __device__ inline void compute(float (&acc)[TM][TN], const float* As, const floa
 
 extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_hopper_simt(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
+  follow_previous_grid();
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
   float* smem = reinterpret_cast<float*>(align_1024(smem_raw));
@@ -239,5 +240,6 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
 extern "C" __global__ void __launch_bounds__(256)
     gemm_stage_rows(float* dst, long long pitch, const float* src, long long stride, long long rows, long long row_floats) {
+  follow_previous_grid();
   hopper::stage_rows(dst, pitch, src, stride, rows, row_floats);
 }

@@ -3,8 +3,10 @@
 // whole row apart: every load of A and store of C is uncoalesced. This is the baseline the
 // coalesced family fixes (it swaps the roles of x and y).
 #include "gemm_args.h"
+#include "grid_dependency.cuh"
 
 extern "C" __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y) gemm_naive(GemmArgs g) {
+  follow_previous_grid();
   long long i = (long long)blockIdx.x * BLOCK_X + threadIdx.x;
   long long j = (long long)blockIdx.y * BLOCK_Y + threadIdx.y;
   if (i >= g.m || j >= g.n) return;

@@ -11,6 +11,7 @@ constexpr int kUnroll = KC;
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;  // FP64: exact products, one rounding
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
+  follow_previous_grid();
   const long long j0 = ((long long)blockIdx.y * THREADS + threadIdx.x) * 4;
   const long long i0 = (long long)blockIdx.x * ROWS;
   if (j0 >= g.n) return;

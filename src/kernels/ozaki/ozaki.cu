@@ -85,6 +85,7 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
 // row when K is (128 bytes per load), else 32 columns of the 8 rows per 256 threads (8 · 4-byte
 // pieces: every 32-byte sector used). Eight loads in flight per thread; many small blocks (latency).
 extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
+  follow_previous_grid();
   constexpr int kLanes = 32, kUnroll = 8;  // threads per row, loads in flight per thread
   static_assert(ozaki::kScanRows * kLanes == 256, "a block is 256 threads");
   __shared__ double part_squares[ozaki::kScanRows][kLanes], part_logs[ozaki::kScanRows][kLanes];
@@ -157,6 +158,7 @@ __device__ inline void write_residues(const long long (&v)[16], int n, signed ch
 // pieces by different blocks reaches the memory as partial writes). Thread (row t / 8, t % 8)
 // converts 16 consecutive elements of its row.
 extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const __grid_constant__ ozaki::PassArgs p) {
+  follow_previous_grid();
   constexpr int kTiles = ozaki::kResidueColumns / 32;
   __shared__ float tile[kTiles][32][33];
   const ozaki::PassOperand& x = operand(p);
@@ -202,6 +204,7 @@ __device__ inline void fence_operands(T (&d)[MW][R]) {
 
 extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_ozaki(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
+  follow_previous_grid();
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
   __shared__ ozaki::CrtStep crt[ozaki::kMaxModuli];

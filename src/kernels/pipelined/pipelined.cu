@@ -45,6 +45,7 @@ __device__ inline void register_prefetch_loop(const GemmArgs& g, float* smem, lo
 }
 
 extern "C" __global__ void __launch_bounds__(NT) gemm_pipelined(GemmArgs g) {
+  follow_previous_grid();
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;

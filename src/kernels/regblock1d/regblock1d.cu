@@ -6,6 +6,7 @@
 constexpr int NT = BM * BN / TM;
 
 extern "C" __global__ void __launch_bounds__(NT) gemm_regblock1d(GemmArgs g) {
+  follow_previous_grid();
   __shared__ float As[BM][BK];
   __shared__ float Bs[BK][BN];
   const gl::Operand A = gl::operand_a(g), B = gl::operand_b(g);

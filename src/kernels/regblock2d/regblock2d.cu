@@ -11,6 +11,7 @@ __device__ inline int out_col(int tx, int w) { return PLACEMENT == 0 ? tx + BX *
 __device__ inline int out_row(int ty, int q) { return PLACEMENT == 0 ? ty + BY * q : ty * VY + q; }
 
 extern "C" __global__ void __launch_bounds__(NT) gemm_regblock2d(GemmArgs g) {
+  follow_previous_grid();
   __shared__ float As[TY][TK];
   __shared__ float Bs[TK][TX];
   const gl::Operand A = gl::operand_a(g), B = gl::operand_b(g);

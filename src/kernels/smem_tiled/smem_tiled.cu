@@ -4,6 +4,7 @@
 #include "gemm_tile.cuh"
 
 extern "C" __global__ void __launch_bounds__(TILE * TILE) gemm_smem_tiled(GemmArgs g) {
+  follow_previous_grid();
   __shared__ float As[TILE][TILE];
   __shared__ float Bs[TILE][TILE];
   const int tx = threadIdx.x, ty = threadIdx.y;

@@ -12,6 +12,7 @@ using LoadA = gl::LoaderA<BM, BK, NT>;
 using LoadB = gl::LoaderB<BN, BK, NT>;
 
 extern "C" __global__ void __launch_bounds__(NT) gemm_vectorized(GemmArgs g) {
+  follow_previous_grid();
   extern __shared__ float4 smem[];
   float* As = reinterpret_cast<float*>(smem);
   float* Bs = As + TileA::kFloats;

@@ -19,6 +19,7 @@ using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 // MINBLOCKS asks the compiler to fit that many blocks per SM (at most 65536 / (NT · MINBLOCKS)
 // registers per thread): more warps to hide latency against fewer registers for the tile.
 extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmArgs g) {
+  follow_previous_grid();
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
   // Grouped block order: GROUP consecutive block rows share each block column in turn.
@@ -48,5 +49,6 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
+  follow_previous_grid();
   gl::splitk_reduce<Accumulator>(g, splits);
 }

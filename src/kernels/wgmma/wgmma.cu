@@ -75,6 +75,7 @@ static_assert(!A_REGS || MODE == 3, "A is split in registers only for 3xTF32");
 extern "C" __global__ void __launch_bounds__(256) pack_tf32(const float* x, long long sr, long long sk,
                                                             long long rows, long long k, long long kp, float* out,
                                                             int raw) {
+  follow_previous_grid();
   __shared__ float tile[32][33];  // +1: the transposed read hits 32 different banks
   const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * 32;
   const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
@@ -230,6 +231,7 @@ __device__ inline void retire(int slot, int lane, unsigned long long* empty) {
 
 extern "C" __global__ void __launch_bounds__(NT, 1)
     gemm_wgmma(const __grid_constant__ GemmArgs g, const __grid_constant__ TensorMaps maps) {
+  follow_previous_grid();
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
   __shared__ bool last_split;
