@@ -62,15 +62,15 @@ cudaLaunchAttribute cluster_of(unsigned blocks) {
   return a;
 }
 
-// Every kernel of a plan goes out through here: in clusters of `cluster` blocks along x, and, where
-// the plan allows it, as a programmatic dependent of the grid before it in the stream (its kernels
-// wait for that grid themselves: grid_dependency.cuh).
-void launch_kernel(const LaunchPlan& plan, cudaKernel_t kernel, dim3 grid, dim3 block, size_t shared_bytes,
-                   void** params, cudaStream_t stream, unsigned cluster = 1) {
+// Every kernel of a plan goes out through here: in clusters of `cluster` blocks along x, and, with
+// `dependent`, as a programmatic dependent of the grid before it in the stream (its kernels wait
+// for that grid themselves: grid_dependency.cuh).
+void launch_kernel(cudaKernel_t kernel, dim3 grid, dim3 block, size_t shared_bytes, void** params, cudaStream_t stream,
+                   bool dependent, unsigned cluster = 1) {
   cudaLaunchAttribute attrs[2]{};
   unsigned n = 0;
   if (cluster > 1) attrs[n++] = cluster_of(cluster);
-  if (plan.dependent_launch) {
+  if (dependent) {
     attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attrs[n++].val.programmaticStreamSerializationAllowed = 1;
   }
@@ -101,7 +101,7 @@ Variant variant_of(const Problem& c, const float* a, const float* b, const float
 void launch_gemm(const LaunchPlan& plan, GemmArgs& args, TensorMaps& maps, cudaStream_t stream) {
   const auto& g = plan.geometry;
   void* params[] = {&args, &maps};
-  launch_kernel(plan, plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, plan.cluster);
+  launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false, plan.cluster);
 }
 
 }  // namespace
@@ -150,8 +150,8 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
     const long long rows = std::max(pk.m, pk.n);
     const dim3 scan_grid(unsigned((rows + ozaki::kScanRows - 1) / ozaki::kScanRows), 1, 2);
     const dim3 residue_grid(unsigned(pk.kp / ozaki::kResidueColumns), unsigned((rows + 31) / 32), 2);
-    launch_kernel(plan, pk.scan, scan_grid, dim3(256), 0, p, stream);
-    launch_kernel(plan, pk.pack, residue_grid, dim3(256), 0, p, stream);
+    launch_kernel(pk.scan, scan_grid, dim3(256), 0, p, stream, plan.dependent_launch);
+    launch_kernel(pk.pack, residue_grid, dim3(256), 0, p, stream, plan.dependent_launch);
     args.extra = info;
     TensorMaps maps = pk.maps;
     launch_gemm(plan, args, maps, stream);
@@ -161,7 +161,7 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       long long k = pk.k, kp = pk.kp;
       void* p[] = {&x, &sr, &sk, &rows, &k, &kp, &out, &raw};
       dim3 grid(unsigned((kp + 31) / 32), unsigned((rows + 31) / 32));
-      launch_kernel(plan, pk.pack, grid, dim3(256), 0, p, stream);
+      launch_kernel(pk.pack, grid, dim3(256), 0, p, stream, plan.dependent_launch);
     };
     TensorMaps maps = pk.maps;
     if (pk.lda)
@@ -183,22 +183,22 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       void* args_stage[] = {&staged, &pitch, &x, &stride, &rows, &row_floats};
       const dim3 grid(unsigned(std::min<long long>((row_floats + 1023) / 1024, 64)),
                       unsigned(std::min<long long>(rows, 65535)));
-      launch_kernel(plan, t.stage, grid, dim3(256), 0, args_stage, stream);
+      launch_kernel(t.stage, grid, dim3(256), 0, args_stage, stream, plan.dependent_launch);
       return staged;
     };
     TensorMaps maps;
     encode_operand_map(maps.a, read_from(args.a, t.stage_a, t.staged), t.a);
     encode_operand_map(maps.b, read_from(args.b, t.stage_b, t.staged + t.stage_a.floats()), t.b);
     void* params[] = {&args, &maps};
-    launch_kernel(plan, plan.kernel, g.grid, g.block, g.shared_bytes, params, stream);
+    launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   } else {
     void* params[] = {&args};
-    launch_kernel(plan, plan.kernel, g.grid, g.block, g.shared_bytes, params, stream);
+    launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   }
   if (plan.reduce) {
     int splits = plan.splits;
     void* reduce_params[] = {&args, &splits};
-    launch_kernel(plan, plan.reduce, dim3(plan.reduce_blocks), dim3(256), 0, reduce_params, stream);
+    launch_kernel(plan.reduce, dim3(plan.reduce_blocks), dim3(256), 0, reduce_params, stream, plan.dependent_launch);
   }
 }
 

@@ -67,8 +67,10 @@ struct LaunchPlan {
   LaunchGeometry geometry;        // gridDim.z = splits
   int splits = 1;
   unsigned cluster = 1;           // blocks per cluster along x (cudaLaunchKernelEx when above 1)
-  // Each kernel launched as a programmatic dependent of the grid before it (sm_90 and later;
-  // grid_dependency.cuh): it starts while that grid drains instead of after it.
+  // The pre-passes and the split-K reduction launched as programmatic dependents of the grid before
+  // them (sm_90 and later; grid_dependency.cuh): each starts while that grid drains instead of after
+  // it. The product itself is launched normally: as a dependent, the persistent tensor-core products
+  // ran 10-40 % slower behind their pre-passes (perf-log 53).
   bool dependent_launch = false;
   unsigned reduce_blocks = 0;
   bool swap_operands = false;  // a column-major C runs as the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ

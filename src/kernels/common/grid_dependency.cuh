@@ -1,10 +1,10 @@
-// Programmatic dependent launch (sm_90 and later). The launcher lets each kernel of a call start
-// while the grid before it in the stream drains (cudaLaunchAttributeProgrammaticStreamSerialization),
-// so a call's pre-pass, product and reduction follow each other without the launch gap between
-// them. Such a kernel may run beside the grid it depends on: every kernel the launcher starts
-// calls await_previous_grid() before its first global load or store and before any return, so
-// that each grid's completion implies its predecessor's. Both are no-ops for a kernel launched
-// without the attribute.
+// Programmatic dependent launch (sm_90 and later). The launcher lets a call's pre-passes and its
+// split-K reduction start while the grid before them in the stream drains
+// (cudaLaunchAttributeProgrammaticStreamSerialization), without the launch gap between them. Such a
+// kernel may run beside the grid it depends on: every kernel the launcher starts calls
+// await_previous_grid() before its first global load or store and before any return, so that each
+// grid's completion implies its predecessor's. Both are no-ops for a kernel launched without the
+// attribute.
 #pragma once
 
 // Returns once the previous grid in the stream has completed and its memory operations are
