@@ -29,6 +29,7 @@
 #include "problem/corpus.hpp"
 #include "launch/runner.hpp"
 #include <cublas_v2.h>
+#include <cudaTypedefs.h>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -873,6 +874,13 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
   REQUIRE_GPU();
   if (query_device(0).arch() < 90) GTEST_SKIP() << "programmatic dependent launch needs compute capability 9.0";
   if (!dependent_launch_enabled()) GTEST_SKIP() << "GEMMLAB_DEPENDENT_LAUNCH=0";
+  // The library's kernels come from loaded modules, which the runtime's cudaGraphKernelNodeGetParams
+  // cannot name: the driver's call, found through the runtime.
+  PFN_cuGraphKernelNodeGetParams_v12000 kernel_params = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  GEMMLAB_CUDA(cudaGetDriverEntryPointByVersion("cuGraphKernelNodeGetParams", reinterpret_cast<void**>(&kernel_params),
+                                                12000, cudaEnableDefault, &found));
+  ASSERT_EQ(found, cudaDriverEntryPointSuccess);
   Stream stream;
   const Problem shapes[] = {normalized(problem_of_shape(Op::gemm, {511, 511, 511}, Layout::row_major, Trans::no, Trans::no)),
                             normalized(problem_of_shape(Op::gemm, {257, 300, 1111}, Layout::row_major, Trans::no, Trans::no)),
@@ -902,8 +910,8 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
       };
       for (size_t e = 0; e < edges; ++e) {
         if (!is_kernel(from[e]) || !is_kernel(to[e])) continue;
-        cudaKernelNodeParams next{};
-        GEMMLAB_CUDA(cudaGraphKernelNodeGetParams(to[e], &next));
+        CUDA_KERNEL_NODE_PARAMS_v2 next{};
+        ASSERT_EQ(kernel_params(to[e], &next), CUDA_SUCCESS);
         const bool product = next.sharedMemBytes > 0;
         EXPECT_EQ(data[e].type, product ? cudaGraphDependencyTypeDefault : cudaGraphDependencyTypeProgrammatic)
             << label(p, 0, mode) << ": edge " << e << (product ? " into the product" : " into a pre-pass or reduction");
