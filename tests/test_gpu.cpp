@@ -731,7 +731,27 @@ struct Placed {
     Verifier v(p, ha.data(), hb.data(), hc0.empty() ? nullptr : hc0.data(), 1);
     return v.check(result(s).data(), precision_of(m));
   }
+  // A replay of a graph that captured a call on these buffers, with new inputs, checked.
+  Verdict replay(cudaGraphExec_t exec, MathMode m, uint64_t seed, cudaStream_t s) {
+    refill(seed, s);
+    reset(s);
+    GEMMLAB_CUDA(cudaGraphLaunch(exec, s));
+    return check(m, s);
+  }
 };
+
+Problem gemm_of(int64_t m, int64_t n, int64_t k, Layout l = Layout::row_major, Trans ta = Trans::no) {
+  return normalized(problem_of_shape(Op::gemm, {m, n, k}, l, ta, Trans::no));
+}
+
+// Graphs destroyed however a test leaves their scope (a failure must not leave a graph holding memory).
+using OwnedGraph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, cudaError_t (*)(cudaGraph_t)>;
+using OwnedGraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, cudaError_t (*)(cudaGraphExec_t)>;
+OwnedGraphExec instantiate(cudaGraph_t graph) {
+  cudaGraphExec_t exec = nullptr;
+  GEMMLAB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  return {exec, cudaGraphExecDestroy};
+}
 
 std::string label(const Problem& p, int offset, MathMode m) {
   std::ostringstream os;
@@ -812,10 +832,9 @@ TEST(Library, FirstCallInsideAGraphCapture) {
   REQUIRE_GPU();
   Stream stream;
   release_workspaces();
-  const Problem shapes[] = {normalized(problem_of_shape(Op::gemm, {72, 88, 77777}, Layout::row_major, Trans::no, Trans::no)),
-                            normalized(problem_of_shape(Op::gemm, {1111, 999, 555}, Layout::row_major, Trans::no, Trans::no)),
-                            normalized(problem_of_shape(Op::gemm, {1, 3333, 2222}, Layout::col_major, Trans::yes, Trans::no))};
-  const Problem other = normalized(problem_of_shape(Op::gemm, {80, 96, 40001}, Layout::row_major, Trans::no, Trans::no));
+  const Problem shapes[] = {gemm_of(72, 88, 77777), gemm_of(1111, 999, 555),
+                            gemm_of(1, 3333, 2222, Layout::col_major, Trans::yes)};
+  const Problem other = gemm_of(80, 96, 40001);
   uint64_t seed = 31;
   int owning = 0;
   for (auto mode : kModes)
@@ -834,17 +853,10 @@ TEST(Library, FirstCallInsideAGraphCapture) {
       }
       GEMMLAB_CUDA(cudaStreamEndCapture(stream.s, &graph));
       const bool owns = workspace_bytes_held() > held_before;
-      cudaGraphExec_t exec = nullptr;
-      GEMMLAB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-      // Destroyed however the test leaves this scope (a failure must not leave a graph holding memory).
-      std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, cudaError_t (*)(cudaGraph_t)> graph_owner(graph, cudaGraphDestroy);
-      std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, cudaError_t (*)(cudaGraphExec_t)> exec_owner(
-          exec, cudaGraphExecDestroy);
+      OwnedGraph graph_owner(graph, cudaGraphDestroy);
+      OwnedGraphExec exec_owner = instantiate(graph);
       for (int replay = 0; replay < 3; ++replay) {
-        x.refill(seed++, stream.s);
-        x.reset(stream.s);
-        GEMMLAB_CUDA(cudaGraphLaunch(exec, stream.s));
-        auto v = x.check(mode, stream.s);
+        auto v = x.replay(exec_owner.get(), mode, seed++, stream.s);
         EXPECT_TRUE(v.passed) << label(p, 0, mode) << " replay " << replay << ": " << v.first_failure;
         Placed y(other, replay, seed++, stream.s);
         y.reset(stream.s);
@@ -882,9 +894,7 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
                                                 12000, cudaEnableDefault, &found));
   ASSERT_EQ(found, cudaDriverEntryPointSuccess);
   Stream stream;
-  const Problem shapes[] = {normalized(problem_of_shape(Op::gemm, {511, 511, 511}, Layout::row_major, Trans::no, Trans::no)),
-                            normalized(problem_of_shape(Op::gemm, {257, 300, 1111}, Layout::row_major, Trans::no, Trans::no)),
-                            normalized(problem_of_shape(Op::gemm, {1025, 1025, 1025}, Layout::row_major, Trans::no, Trans::no))};
+  const Problem shapes[] = {gemm_of(511, 511, 511), gemm_of(257, 300, 1111), gemm_of(1025, 1025, 1025)};
   uint64_t seed = 77;
   int chained = 0;
   for (auto mode : kModes)
@@ -897,7 +907,7 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
       GEMMLAB_CUDA(cudaStreamBeginCapture(stream.s, cudaStreamCaptureModeGlobal));
       x.call(mode, stream.s);
       GEMMLAB_CUDA(cudaStreamEndCapture(stream.s, &graph));
-      std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, cudaError_t (*)(cudaGraph_t)> graph_owner(graph, cudaGraphDestroy);
+      OwnedGraph graph_owner(graph, cudaGraphDestroy);
       size_t edges = 0;
       GEMMLAB_CUDA(cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &edges));
       std::vector<cudaGraphNode_t> from(edges), to(edges);
@@ -917,15 +927,9 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
             << label(p, 0, mode) << ": edge " << e << (product ? " into the product" : " into a pre-pass or reduction");
         chained += !product;
       }
-      cudaGraphExec_t exec = nullptr;
-      GEMMLAB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-      std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, cudaError_t (*)(cudaGraphExec_t)> exec_owner(
-          exec, cudaGraphExecDestroy);
+      OwnedGraphExec exec_owner = instantiate(graph);
       for (int replay = 0; replay < 2; ++replay) {
-        x.refill(seed++, stream.s);
-        x.reset(stream.s);
-        GEMMLAB_CUDA(cudaGraphLaunch(exec, stream.s));
-        auto v = x.check(mode, stream.s);
+        auto v = x.replay(exec_owner.get(), mode, seed++, stream.s);
         EXPECT_TRUE(v.passed) << label(p, 0, mode) << " replay " << replay << ": " << v.first_failure;
       }
     }
