@@ -936,6 +936,25 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
   EXPECT_GT(chained, 0) << "no call chained a pre-pass or a reduction: the dependent launch went untested";
 }
 
+// Calls on the legacy default stream (stream 0, as the C API's NULL and PyTorch's default stream
+// give), chained pre-passes and reductions included, each call with new inputs in new buffers.
+TEST(Library, DefaultStreamCalls) {
+  REQUIRE_GPU();
+  const Problem shapes[] = {gemm_of(511, 511, 511), gemm_of(257, 300, 1111), gemm_of(1025, 1025, 1025),
+                            gemm_of(300, 204, 76, Layout::col_major, Trans::yes)};
+  uint64_t seed = 501;
+  for (int round = 0; round < 2; ++round)
+    for (auto mode : kModes)
+      for (const Problem& p : shapes) {
+        Placed x(p, round, seed, nullptr);
+        seed += 3;
+        x.reset(nullptr);
+        x.call(mode, nullptr);
+        auto v = x.check(mode, nullptr);
+        EXPECT_TRUE(v.passed) << label(p, round, mode) << " round " << round << ": " << v.first_failure;
+      }
+}
+
 // Inf and NaN inputs: each output is finite, +Inf, -Inf or NaN exactly where cuBLAS SGEMM's is.
 TEST(Library, InfAndNanAsCublas) {
   REQUIRE_GPU();
