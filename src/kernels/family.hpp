@@ -164,8 +164,9 @@ class KernelFamily {
   virtual long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int /*resident_blocks*/) const {
     return splits > 1 ? (long long)splits * (fp64_accumulators(v) ? 2 : 1) * p.m * partial_pitch(p) : 0;
   }
-  // The configuration sums in FP64 (its `accum` parameter is "fp64" or "fp64tile": tiled::accum_param).
-  bool fp64_accumulators(const ParamValues& v) const;
+  // The configuration sums in FP64 (by default: its `accum` parameter is "fp64" or "fp64tile",
+  // tiled::accum_param).
+  virtual bool fp64_accumulators(const ParamValues& v) const;
   // Arrival counters (GemmArgs::counters) of a family whose last block of each tile adds the
   // splits itself, instead of a reduce kernel. Zero before every call; the kernel leaves them so.
   virtual long long workspace_counters(const ParamValues&, const Problem&) const { return 0; }

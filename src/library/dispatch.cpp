@@ -105,6 +105,15 @@ const Candidate kSimtFp64Tile[] = {
 };
 // With FP64 accumulators: 0.11 of the FFMA rate (4096x4096x16: 94.7 against 59.9 us; c13c9fd).
 const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=8,kc=8,accum=fp64", 106, 0.11, Candidate::store_bound}};
+// From 9.0, tensor_fp32 on the FP64 tensor cores (dmma: floats widened, exact products summed in
+// FP64, the error bound of the FP64 accumulators above at up to the FFMA pipes' flop rate). Rates:
+// PREDICTED, not yet measured (perf-log 54).
+const Candidate kDmma[] = {
+    {"dmma", "tile=128x128x16,warp=64x32,mma=m16n8k8,stages=3", 235, 0.6, Candidate::simt},
+    {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.5, Candidate::simt},
+    {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.45, Candidate::simt},
+    {"dmma", "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.45, Candidate::simt},
+};
 // tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
 // x K, normal, positive, wide-range and uniform inputs; results/h100/fp64-accum/4541176) from which
 // each met the contract on every distribution. kstep: 1.30-1.94x cuBLAS SGEMM's error at K = 16,
@@ -489,6 +498,7 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
   if (accurate) lists = {&parsed(kSimtFp64), &parsed(kOuterFp64)};
   else lists = {gpu.arch >= 80 ? &parsed(kSimt) : &parsed(kSimtOld), &parsed(kOuter)};
   if (accurate && p.k >= kTileSumsMinK) lists.push_back(&parsed(kSimtFp64Tile));
+  if (accurate && gpu.arch >= 90) lists.push_back(&parsed(kDmma));
   if (gpu.arch == 90 && !accurate) lists.push_back(&parsed(kSimtHopper));
   if (tensor && gpu.arch == 90) lists.push_back(math == MathMode::tf32 ? &parsed(kWgmma1x) : &parsed(kWgmma3x));
   if (accurate && gpu.arch == 90 && p.k >= kOzakiMinK) lists.push_back(&parsed(kOzaki));
@@ -633,6 +643,7 @@ std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arc
   add(arch >= 80 ? parsed(kSimt) : parsed(kSimtOld));
   add(parsed(kOuter));
   if (arch >= 80) add(parsed(kSimtFp64)), add(parsed(kOuterFp64)), add(parsed(kSimtFp64Tile));
+  if (arch >= 90) add(parsed(kDmma));
   if (arch == 90) add(parsed(kSimtHopper)), add(parsed(kWgmma3x)), add(parsed(kWgmma1x)), add(parsed(kOzaki));
   if (arch >= 80 && arch != 90) add(parsed(kTf32_3x)), add(parsed(kTf32_1x));
   for (const char* gemv : {"gemv-block", "gemv-columns"})

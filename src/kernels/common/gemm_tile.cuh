@@ -89,31 +89,49 @@ __device__ inline void store_c_split(const GemmArgs& g, long long i, long long j
   store_c(g, i, j, PRODUCTS != 3 || isfinite(acc) ? acc : fp32_dot(g, i, j));
 }
 
-// Four consecutive columns of one row: one 16-byte access when aligned (vec) and inside C, or
-// inside its row's padding (padded: split-K's partial sums, rows partial_pitch(N) apart).
-__device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC,
-                                bool padded = false) {
+// W (2 or 4) consecutive columns of one row, j a multiple of W: one 8- or 16-byte access when
+// aligned (vec: rows 16-byte aligned) and inside C, or inside its row's padding (padded: split-K's
+// partial sums, rows partial_pitch(N) apart).
+template <int W>
+struct FloatRun;
+template <>
+struct FloatRun<2> {
+  using type = float2;
+};
+template <>
+struct FloatRun<4> {
+  using type = float4;
+};
+template <int W>
+__device__ inline void store_c_run(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC,
+                                   bool padded = false) {
+  using Vec = typename FloatRun<W>::type;
   if (i >= g.m) return;
   float* row = g.c + i * g.c_row;
-  if (vec && (padded ? j < g.n : j + 3 < g.n) && !ABLATE_NO_STORE) {
-    float4* c = reinterpret_cast<float4*>(row + j);
-    float4 r = make_float4(g.alpha * v[0], g.alpha * v[1], g.alpha * v[2], g.alpha * v[3]);
-    if (g.beta != 0.0f) {
-      float4 old = *c;
-      r.x += g.beta * old.x, r.y += g.beta * old.y, r.z += g.beta * old.z, r.w += g.beta * old.w;
-    }
+  if (vec && (padded ? j < g.n : j + W - 1 < g.n) && !ABLATE_NO_STORE) {
+    Vec* c = reinterpret_cast<Vec*>(row + j);
+    Vec old{}, r;
+    if (g.beta != 0.0f) old = *c;
+    const float* o = reinterpret_cast<const float*>(&old);
+    float* out = reinterpret_cast<float*>(&r);
+#pragma unroll
+    for (int t = 0; t < W; ++t) out[t] = g.beta == 0.0f ? g.alpha * v[t] : g.alpha * v[t] + g.beta * o[t];
     *c = r;
     return;
   }
   if (ABLATE_NO_STORE) {
-    for (int t = 0; t < 4; ++t) store_c(g, i, j + t, v[t]);
+    for (int t = 0; t < W; ++t) store_c(g, i, j + t, v[t]);
     return;
   }
   // A float at a time: the row's address once, then one bound per column.
-  for (int t = 0; t < 4 && j + t < g.n; ++t) {
+  for (int t = 0; t < W && j + t < g.n; ++t) {
     float* c = row + (j + t) * g.c_col;
     *c = g.beta == 0.0f ? g.alpha * v[t] : g.alpha * v[t] + g.beta * *c;
   }
+}
+__device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC,
+                                bool padded = false) {
+  store_c_run<4>(g, i, j, v, vec, padded);
 }
 
 // Shared-memory tile of an operand, stored k-major: S[k][o], rows of OUTER + PAD floats.
@@ -437,7 +455,8 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
   };
 #pragma unroll
   for (int s = 0; s < NSTAGES - 1; ++s) issue(s);
-  if (!DOUBLE_FRAG) {
+  // Resolved at compile time: a Tile without fragments (dmma's warp tile) has only mma().
+  if constexpr (!DOUBLE_FRAG) {
     for (int tile = 0; tile < tiles; ++tile) {
       cp_async_wait<NSTAGES - 2>();
       __syncthreads();  // tile is visible; the slot refilled next (tile - 1's) is free
@@ -445,29 +464,29 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
       const float* s = slot(tile);
       t.template mma<TILE_K, TileA, TileB>(s, s + TileA::kFloats, row0, col0);
     }
-    return;
-  }
-  cp_async_wait<NSTAGES - 2>();
-  __syncthreads();
+  } else {
+    cp_async_wait<NSTAGES - 2>();
+    __syncthreads();
 
-  typename Tile::Frag frag[2];
-  Tile::template load<TileA, TileB>(frag[0], slot(0), slot(0) + TileA::kFloats, 0, row0, col0);
-  for (int tile = 0; tile < tiles; ++tile) {
-    issue(tile + NSTAGES - 1);
-    const float* s = slot(tile);
+    typename Tile::Frag frag[2];
+    Tile::template load<TileA, TileB>(frag[0], slot(0), slot(0) + TileA::kFloats, 0, row0, col0);
+    for (int tile = 0; tile < tiles; ++tile) {
+      issue(tile + NSTAGES - 1);
+      const float* s = slot(tile);
 #pragma unroll
-    for (int k = 0; k < TILE_K; ++k) {
-      if (k == TILE_K - 1) {
-        cp_async_wait<NSTAGES - 2>();
-        __syncthreads();
+      for (int k = 0; k < TILE_K; ++k) {
+        if (k == TILE_K - 1) {
+          cp_async_wait<NSTAGES - 2>();
+          __syncthreads();
+        }
+        if (k + 1 < TILE_K) {
+          Tile::template load<TileA, TileB>(frag[(k + 1) & 1], s, s + TileA::kFloats, k + 1, row0, col0);
+        } else if (tile + 1 < tiles) {
+          const float* n = slot(tile + 1);
+          Tile::template load<TileA, TileB>(frag[(k + 1) & 1], n, n + TileA::kFloats, 0, row0, col0);
+        }
+        t.fma(frag[k & 1]);
       }
-      if (k + 1 < TILE_K) {
-        Tile::template load<TileA, TileB>(frag[(k + 1) & 1], s, s + TileA::kFloats, k + 1, row0, col0);
-      } else if (tile + 1 < tiles) {
-        const float* n = slot(tile + 1);
-        Tile::template load<TileA, TileB>(frag[(k + 1) & 1], n, n + TileA::kFloats, 0, row0, col0);
-      }
-      t.fma(frag[k & 1]);
     }
   }
 }
@@ -507,5 +526,33 @@ __device__ inline void splitk_reduce(const GemmArgs& g, int splits) {
 
 // Tiles of TILE_K along K.
 __device__ inline int k_tiles(const GemmArgs& g, int tile_k) { return int((g.k + tile_k - 1) / tile_k); }
+
+// Grouped block order: GROUP_ROWS consecutive block rows sweep the block columns together, so that
+// neighbouring blocks share A and B tiles in L2. (bm, bn): this block's tile of the 2-D grid.
+template <int GROUP_ROWS>
+__device__ inline void grouped_tile(int& bm, int& bn) {
+  const int tiles_m = gridDim.y, tiles_n = gridDim.x;
+  const int id = blockIdx.y * tiles_n + blockIdx.x;
+  const int group_size = GROUP_ROWS * tiles_n;
+  const int first_m = (id / group_size) * GROUP_ROWS;
+  const int rows_here = min(tiles_m - first_m, GROUP_ROWS);
+  bm = first_m + (id % group_size) % rows_here, bn = (id % group_size) / rows_here;
+}
+
+// Split-K: split blockIdx.z of gridDim.z takes an equal run of the K tiles, [first, first + count).
+__device__ inline void split_run(const GemmArgs& g, int tile_k, int& first, int& count) {
+  const int tiles = k_tiles(g, tile_k), per_split = (tiles + gridDim.z - 1) / gridDim.z;
+  first = blockIdx.z * per_split, count = max(0, min(tiles, first + per_split) - first);
+}
+
+// A block tile's result from its accumulators (type Acc): C, in 16-byte stores where C allows, or
+// with split-K the split's partial sums, every plane, in the workspace's padded rows.
+template <class Acc, class Tile>
+__device__ inline void store_result(const GemmArgs& g, const Tile& t, long long m0, long long n0, int row0, int col0) {
+  constexpr int planes = kPartialPlanes<Acc>;
+  const bool split = gridDim.z > 1, vec = split || C_VEC;
+  t.store(splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec, 0, split);
+  if (planes == 2 && split) t.store(splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1, split);
+}
 
 }  // namespace gl

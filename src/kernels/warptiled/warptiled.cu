@@ -2,8 +2,8 @@
 // Each warp owns a WM × WN patch of the block tile and arranges its 32 lanes as (WM/TM) × (WN/TN);
 // a lane's TM × TN outputs are 4 × 4 sub-tiles strided across the warp's patch, so the lanes of a
 // warp read few, distinct 16-byte chunks of shared memory per k (broadcasts, no conflicts) and
-// the warp's working set stays in a small region. Blocks are launched in groups of GROUP block
-// rows that sweep the columns together, so neighbouring blocks share A and B tiles in L2.
+// the warp's working set stays in a small region. Blocks sweep the columns in groups of GROUP block
+// rows (gl::grouped_tile).
 #include "gemm_tile.cuh"
 
 constexpr int WARPS_N = BN / WN;
@@ -22,13 +22,8 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   follow_previous_grid();
   extern __shared__ float4 smem4[];
   float* smem = reinterpret_cast<float*>(smem4);
-  // Grouped block order: GROUP consecutive block rows share each block column in turn.
-  const int tiles_m = gridDim.y, tiles_n = gridDim.x;
-  const int id = blockIdx.y * tiles_n + blockIdx.x;
-  const int group_size = GROUP * tiles_n;
-  const int first_m = (id / group_size) * GROUP;
-  const int rows_here = min(tiles_m - first_m, GROUP);
-  const int bm = first_m + (id % group_size) % rows_here, bn = (id % group_size) / rows_here;
+  int bm, bn;
+  gl::grouped_tile<GROUP>(bm, bn);
   const long long m0 = (long long)bm * BM, n0 = (long long)bn * BN;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -36,16 +31,11 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   const int col0 = (warp % WARPS_N) * WN + (lane % LANES_N) * 4;
   gl::ThreadTile<TM, TN, LANES_M * 4, LANES_N * 4, Accumulator, ACCUM == 2> t;
   t.zero();
-  // Split-K: split z of gridDim.z takes an equal run of the K tiles.
-  const int tiles = gl::k_tiles(g, BK), per_split = (tiles + gridDim.z - 1) / gridDim.z;
-  const int first = blockIdx.z * per_split, count = max(0, min(tiles, first + per_split) - first);
+  int first, count;
+  gl::split_run(g, BK, first, count);
   gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0, first,
                                                                         count);
-  constexpr int planes = gl::kPartialPlanes<Accumulator>;
-  // Partial sums: 16-byte stores into the workspace's padded rows, whatever C allows.
-  const bool split = gridDim.z > 1, vec = split || C_VEC;
-  t.store(gl::splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec, 0, split);
-  if (planes == 2 && split) t.store(gl::splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1, split);
+  gl::store_result<Accumulator>(g, t, m0, n0, row0, col0);
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {

@@ -1,0 +1,130 @@
+#include "kernels/tiled.hpp"
+
+namespace gemmlab::embedded {
+extern const char* const dmma_source;
+}
+
+namespace gemmlab {
+
+namespace {
+
+auto s = [](int x) { return std::to_string(x); };
+
+class Dmma final : public KernelFamily {
+ public:
+  std::string name() const override { return "dmma"; }
+  std::string description() const override {
+    return "FP64 tensor cores (mma.sync m16n8k8 .f64) on widened floats: exact products summed in FP64, FP32-accurate";
+  }
+  // The m16n8k4/8/16 shapes of FP64 mma are 9.0's (8.0 has only m8n8k4).
+  int min_arch() const override { return 90; }
+  bool fp64_accumulators(const ParamValues&) const override { return true; }
+  std::vector<ParamSpec> params() const override {
+    return {{"tile", {64, 64, 16}, 16, 256, "block tile BM x BN x BK"},
+            {"warp", {32, 32}, 16, 128, "warp tile WM x WN (multiples of the 16x8 mma tile)"},
+            {"mma", {1}, 0, 2, "the FP64 mma's shape: its k of 4, 8 or 16", {"m16n8k4", "m16n8k8", "m16n8k16"}},
+            {"stages", {3}, 2, 8, "shared-memory stages of the cp.async pipeline"},
+            {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
+            {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed in FP64"}};
+  }
+  const char* source() const override { return embedded::dmma_source; }
+  std::string entry() const override { return "gemm_dmma"; }
+  bool uses_variant() const override { return true; }
+  std::vector<std::string> violations(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &w = v.at("warp");
+    std::vector<std::string> out;
+    if (w[0] % 16 || w[1] % 8) out.push_back("warp " + s(w[0]) + "x" + s(w[1]) + " is not a multiple of the 16x8 mma tile");
+    if (t[0] % w[0] || t[1] % w[1])
+      out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " is not a multiple of warp " + s(w[0]) + "x" + s(w[1]));
+    if (t[2] % mma_k(v))
+      out.push_back("tile.k " + s(t[2]) + " is not a multiple of the mma's k of " + s(mma_k(v)));
+    if (!out.empty()) return out;
+    const int nt = threads(v);
+    if (nt > kMaxThreadsPerBlock) out.push_back(s(nt) + " threads per block, over the limit of 1024");
+    // Both copy paths (16-byte chunks, single floats) must split evenly among the threads.
+    if ((t[0] * t[2] / 4) % nt || (t[1] * t[2] / 4) % nt)
+      out.push_back("the " + s(t[0]) + "x" + s(t[2]) + " and " + s(t[1]) + "x" + s(t[2]) +
+                    " tiles do not split into 16-byte chunks evenly among " + s(nt) + " threads");
+    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    // FP64 accumulators and two k steps' fragments (ptxas loads the next step's early), two
+    // registers a double, and addressing: within 10 % of ptxas's count on the search space.
+    const int mt = w[0] / 16, ntl = w[1] / 8, k = mma_k(v);
+    const int regs = 2 * (mt * ntl * 4 + 2 * (mt * k / 2 + ntl * k / 4)) + 24;
+    if (auto e = register_violation(regs); !e.empty()) out.push_back(e);
+    else if (regs * nt > 65536)
+      out.push_back("needs about " + s(regs * nt) + " registers per block, over the 65536 of an SM");
+    return out;
+  }
+  std::vector<std::string> defines(const ParamValues& v) const override {
+    auto &t = v.at("tile"), &w = v.at("warp");
+    return {tiled::define("BM", t[0]), tiled::define("BN", t[1]), tiled::define("BK", t[2]),
+            tiled::define("WM", w[0]), tiled::define("WN", w[1]), tiled::define("MMA_K", mma_k(v)),
+            tiled::define("STAGES", v.at("stages")[0]), tiled::define("GROUP", v.at("group")[0])};
+  }
+  LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
+    return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
+  }
+  int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
+  std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
+  std::string unsupported(const ParamValues& v, const Problem& p) const override {
+    return tiled::grid_limit(p, v.at("tile")[0]);
+  }
+  std::vector<Ablation> ablations(const ParamValues&) const override { return {Ablation::no_store, Ablation::no_load}; }
+  // Per block and K tile: the cp.async copies of both tiles; per warp and mma step, MT·k/2 + NTL·k/4
+  // 32-bit fragment loads (conflict-free by the padding); split-K writes two planes per partial sum.
+  KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
+    auto &t = v.at("tile"), &w = v.at("warp");
+    const int nt = threads(v), warps = nt / 32, k = mma_k(v);
+    const auto tl = tiling(v, p);
+    const double steps = tl.blocks * tl.ktiles;
+    auto copies = [&](int outer, bool k_contig, bool vec) { return double(outer) * t[2] / (!k_contig && vec ? 4 : 1) / nt; };
+    KernelModel m;
+    m.global_load_inst = 0;
+    m.global_async_inst =
+        steps * warps * (copies(t[0], var.a_k_contig, var.a_vec) + copies(t[1], !var.b_n_contig, var.b_vec));
+    m.global_load_bytes = steps * 4.0 * (t[0] + t[1]) * t[2];
+    m.shared_store_inst = 0;
+    m.shared_load_inst = steps * warps * (t[2] / k) * double(w[0] / 16 * k / 2 + w[1] / 8 * k / 4);
+    m.shared_load_bytes = m.shared_load_inst * 32 * 4;
+    const int splits = v.at("splitk")[0];
+    tiled::add_epilogue(m, p, tl.blocks * warps * double(w[0] / 16) * (w[1] / 8) * 2 * (splits > 1 ? 2 : 1));
+    m.assumptions = {"edge tiles counted like interior ones"};
+    if (splits > 1) m.assumptions.push_back("split-K: two planes per partial sum; the reduce kernel is not counted");
+    return m;
+  }
+  std::vector<std::string> search_space() const override {
+    return product_space(*this, {{"tile", {"64x64x16", "128x64x16", "128x128x16", "64x64x32", "32x128x16"}},
+                                 {"warp", {"32x32", "64x32"}},
+                                 {"mma", {"m16n8k8", "m16n8k16"}},
+                                 {"stages", {"3"}}});
+  }
+
+ private:
+  static int mma_k(const ParamValues& v) { return 4 << v.at("mma")[0]; }
+  static int threads(const ParamValues& v) {
+    return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]) * 32;
+  }
+  static long long smem(const ParamValues& v) {
+    auto& t = v.at("tile");
+    return 4ll * v.at("stages")[0] * t[2] * (t[0] + 8 + t[1] + 8);
+  }
+  // Blocks (split slices included) and the K tiles each runs.
+  static tiled::Tiling tiling(const ParamValues& v, const Problem& p) {
+    auto& t = v.at("tile");
+    const int splits = v.at("splitk")[0];
+    Problem q = p;
+    q.k = (p.k + splits - 1) / splits;
+    auto tl = tiled::tiling(q, t[0], t[1], t[2]);
+    tl.blocks *= splits;
+    return tl;
+  }
+};
+
+}  // namespace
+
+const KernelFamily& dmma_family() {
+  static const Dmma f;
+  return f;
+}
+
+}  // namespace gemmlab
