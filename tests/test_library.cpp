@@ -84,7 +84,9 @@ TEST(Dispatch, HugeKWithFewTilesSplitsK) {
   for (auto& g : {GpuModel::h100(), GpuModel::a100()})
     for (auto m : kModes) {
       auto d = pick(g, shape(64, 64, 1 << 20), m);
-      EXPECT_EQ(d.family, "warptiled") << to_string(m);
+      // tensor_fp32 on 9.0: the FP64 tensor cores (dmma), split the same way.
+      const bool fp64_tensor = m == MathMode::tensor_fp32 && g.arch >= 90;
+      EXPECT_EQ(d.family, fp64_tensor ? "dmma" : "warptiled") << to_string(m);
       EXPECT_GE(d.splits, 16) << d.why;
       EXPECT_GT(d.workspace_bytes, 0u);
       EXPECT_LE(d.workspace_bytes, std::min(kMaxSplitWorkspace, g.memory_bytes / 16));
@@ -210,8 +212,14 @@ TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   EXPECT_EQ(pick(GpuModel::a100(), shape(4096, 4096, 4096), MathMode::tf32).family, "tf32");
 }
 
-// tensor_fp32's contract (error at most cuBLAS SGEMM's, perf-log 37-38): the CUDA cores only with
-// FP64 accumulators, kstep only from K = 128 (1.05-1.94x cuBLAS SGEMM's error at K = 16 to 64), ozaki
+// The configuration sums in FP64: FP64 accumulators on the CUDA cores, or the FP64 tensor cores.
+bool sums_in_fp64(const Dispatch& d) {
+  auto& f = *find_family(d.family);
+  return f.fp64_accumulators(parse_params(f, d.params));
+}
+
+// tensor_fp32's contract (error at most cuBLAS SGEMM's, perf-log 37-38): SIMT only with FP64
+// accumulators or the FP64 tensor cores (dmma), kstep only from K = 128 (1.05-1.94x cuBLAS SGEMM's error at K = 16 to 64), ozaki
 // from K = 32 (3.4x at K = 16), hopper-simt never (FP32 accumulators only). Every corpus shape, both GPUs.
 TEST(Dispatch, TensorFp32TakesOnlyRoutesThatMeetItsContract) {
   auto corpus = load_corpus("builtin");
@@ -223,7 +231,7 @@ TEST(Dispatch, TensorFp32TakesOnlyRoutesThatMeetItsContract) {
         EXPECT_GE(s.problem.k, d.family == "wgmma" ? 128 : 32) << s.name << ": " << d.why;
         EXPECT_EQ(d.family == "wgmma", d.params.find("accum=kstep") != std::string::npos) << s.name;
       } else {
-        EXPECT_NE(d.params.find("accum=fp64"), std::string::npos) << s.name << ": " << d.family << " " << d.params;
+        EXPECT_TRUE(sums_in_fp64(d)) << s.name << ": " << d.family << " " << d.params;
         // FP32 sums of each K tile: as FP32 at K = 16 (one tile), within the contract from 32.
         if (d.params.find("accum=fp64tile") != std::string::npos) EXPECT_GE(s.problem.k, 32) << s.name;
         EXPECT_NE(d.why.find("FP64 accumulators"), std::string::npos) << d.why;
@@ -232,10 +240,13 @@ TEST(Dispatch, TensorFp32TakesOnlyRoutesThatMeetItsContract) {
   auto g = GpuModel::h100();
   for (int64_t k : {1, 16, 31}) {
     auto d = pick(g, shape(4096, 4096, k), MathMode::tensor_fp32);
-    EXPECT_NE(d.params.find("accum=fp64"), std::string::npos) << k << ": " << d.family << " " << d.params;
+    EXPECT_TRUE(sums_in_fp64(d)) << k << ": " << d.family << " " << d.params;
     EXPECT_EQ(d.params.find("accum=fp64tile"), std::string::npos) << k << ": " << d.params;
   }
-  EXPECT_NE(pick(g, shape(8, 12288, 4096), MathMode::tensor_fp32).params.find("accum=fp64tile"), std::string::npos);
+  // Few rows: FP32 sums per K tile on 8.0; the FP64 tensor cores, twice DFMA's rate, on 9.0.
+  EXPECT_NE(pick(GpuModel::a100(), shape(8, 12288, 4096), MathMode::tensor_fp32).params.find("accum=fp64tile"),
+            std::string::npos);
+  EXPECT_EQ(pick(g, shape(8, 12288, 4096), MathMode::tensor_fp32).family, "dmma");
   for (int64_t k : {32, 64, 127}) EXPECT_NE(pick(g, shape(4096, 4096, k), MathMode::tensor_fp32).family, "wgmma") << k;
   EXPECT_EQ(pick(g, shape(4096, 4096, 256), MathMode::tensor_fp32).family, "wgmma");
   // Strict FP32 keeps cuBLAS SGEMM's arithmetic.

@@ -19,6 +19,10 @@ namespace {
 
 // A kernel after its launch returns: the gap before the next kernel of the stream starts.
 constexpr double kLaunchUs = 2.0;
+// 3xTF32 wgmma's packed calls start slower than the tiled kernels beyond what the model counts:
+// 9-14.5 us over it at 256³, 513³ and 2048x16x2048, where the tiled families ran 2.5-5 us over
+// (results/h100/dmma/96caad5, candidates measured; perf-log 54).
+constexpr double kWgmmaStartUs = 6.0;
 // The share of the memory bandwidth the wgmma kernel's C stores reach (0.45 of 3.0 TB/s).
 constexpr double kWgmmaStoreShare = 0.15;
 // The share hopper-simt's C stores reach from its 8x8 fragments, one block per SM, when a tile is one
@@ -42,6 +46,9 @@ struct Candidate {
   double rate;  // x the FP32 FFMA rate, at full occupancy on a large problem
   enum Kind { simt, tensor, emulated, store_bound } kind;
   double rate_b_kcontig = 0;  // the rate when op(B) is K-contiguous (canonical trans_b), if different
+  // The share of the memory bandwidth its C stores reach where they are the whole kernel (tiny K),
+  // where measured below 1.
+  double store_share = 1;
 };
 
 double rate_of(const Candidate& c, const Problem& p) {
@@ -106,13 +113,15 @@ const Candidate kSimtFp64Tile[] = {
 // With FP64 accumulators: 0.11 of the FFMA rate (4096x4096x16: 94.7 against 59.9 us; c13c9fd).
 const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=8,kc=8,accum=fp64", 106, 0.11, Candidate::store_bound}};
 // From 9.0, tensor_fp32 on the FP64 tensor cores (dmma: floats widened, exact products summed in
-// FP64, the error bound of the FP64 accumulators above at up to the FFMA pipes' flop rate). Rates:
-// PREDICTED, not yet measured (perf-log 54).
+// FP64, the error bound of the FP64 accumulators above). Measured (results/h100/dmma/96caad5,
+// perf-log 54): 64x64 45.1 TFLOP/s at 4096³ and 46.6 at 8192³, 128x128 47.5 at 8192³, 32x128 44.8 at
+// 96x12288x12288 (split 11): a rate of 0.7; 128x32 0.6. C alone (16384² x 16): 1.68, 1.95, 2.1 and
+// 1.87 TB/s of 3.0.
 const Candidate kDmma[] = {
-    {"dmma", "tile=128x128x16,warp=64x32,mma=m16n8k8,stages=3", 235, 0.6, Candidate::simt},
-    {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.5, Candidate::simt},
-    {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.45, Candidate::simt},
-    {"dmma", "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.45, Candidate::simt},
+    {"dmma", "tile=128x128x16,warp=64x32,mma=m16n8k8,stages=3", 235, 0.7, Candidate::simt, 0, 0.56},
+    {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.7, Candidate::simt, 0, 0.65},
+    {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.7, Candidate::simt, 0, 0.7},
+    {"dmma", "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.6, Candidate::simt, 0, 0.62},
 };
 // tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
 // x K, normal, positive, wide-range and uniform inputs; results/h100/fp64-accum/4541176) from which
@@ -220,6 +229,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // alias the next row's read). Measured on warptiled 128x256: C read and written at 1.17-1.2 TB/s
   // at tk-8192x8192x8 and tk-4096x4096x1 with beta = 1 (results/h100/simt/issue30-1f17440).
   if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (kBetaStoreShare * bw));
+  t_mem = std::max(t_mem, out_bytes / (c.store_share * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
     us += 4.0 * mn * (planes * s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
@@ -342,7 +352,7 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   e.splits = run.splits;
   e.waves = run.waves;
   e.us = (std::max({run.compute_s, t_mem, t_store}) + t_pack) * 1e6 +
-         kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0));
+         kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0)) + (three ? kWgmmaStartUs : 0);
   e.workspace = size_t(packed_a + packed_b) + run.workspace;
   return e;
 }
