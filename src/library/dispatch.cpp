@@ -75,12 +75,13 @@ const Candidate kSimt[] = {
 // 0.53 measured at 1024³ and 0.56 at 256³, results/h100/fp64-accum/c13c9fd; the others assumed
 // alike: DFMA runs at half the FFMA rate). 128x256 needs ~272 registers; 16x128, 64x128 and 128x64
 // spill with them (CompileTest.Fp64AccumulatorsCompileWithoutSpills checks those listed).
+// C alone (16384² x 16): 1.31, 1.08, 1.14, 1.16 and 1.15 TB/s of 3.0 (results/h100/dmma/96caad5).
 const Candidate kSimtFp64[] = {
-    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3,accum=fp64", 252, 0.33, Candidate::simt},
-    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64", 252, 0.27, Candidate::simt},
-    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4,accum=fp64", 246, 0.23, Candidate::simt},
-    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4,accum=fp64", 254, 0.23, Candidate::simt},
-    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4,accum=fp64", 252, 0.15, Candidate::simt},
+    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3,accum=fp64", 252, 0.33, Candidate::simt, 0, 0.44},
+    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64", 252, 0.27, Candidate::simt, 0, 0.36},
+    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4,accum=fp64", 246, 0.23, Candidate::simt, 0, 0.38},
+    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4,accum=fp64", 254, 0.23, Candidate::simt, 0, 0.39},
+    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4,accum=fp64", 252, 0.15, Candidate::simt, 0, 0.38},
 };
 // On 9.0, hopper-simt (TMA-fed FFMA, persistent, one block per SM; 168 registers at launch, the
 // consumers get more): 47.9 TFLOP/s at 4096³ (results/h100/simt/), against warptiled's 45.3 there.
@@ -122,6 +123,9 @@ const Candidate kDmma[] = {
     {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.7, Candidate::simt, 0, 0.65},
     {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.7, Candidate::simt, 0, 0.7},
     {"dmma", "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.6, Candidate::simt, 0, 0.62},
+    // Up to 16 rows or columns (PREDICTED: 0.6, a store share of 0.6).
+    {"dmma", "tile=16x128x32,warp=16x32,mma=m16n8k8,stages=3", 128, 0.6, Candidate::simt, 0, 0.6},
+    {"dmma", "tile=128x16x32,warp=32x16,mma=m16n8k8,stages=3", 128, 0.6, Candidate::simt, 0, 0.6},
 };
 // tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
 // x K, normal, positive, wide-range and uniform inputs; results/h100/fp64-accum/4541176) from which

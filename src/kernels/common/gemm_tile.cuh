@@ -139,6 +139,7 @@ __device__ inline void store_c4(const GemmArgs& g, long long i, long long j, con
 // bank conflicts of the transposing stores while keeping 16-byte reads along o aligned.
 template <int OUTER, int K, int PAD, bool SWIZZLE>
 struct KTile {
+  static constexpr bool kAlongK = false;  // consecutive k are a row apart
   static constexpr int kRow = OUTER + PAD;
   static constexpr int kFloats = K * kRow;
   __device__ static int index(int k, int o) {
@@ -148,6 +149,16 @@ struct KTile {
   __device__ static float4 read4(const float* s, int k, int o) {  // o a multiple of 4
     return *reinterpret_cast<const float4*>(s + index(k, o));
   }
+};
+
+// Shared-memory tile of an operand stored outer-major: S[o][k], rows of K + PAD floats, so that a
+// K-contiguous operand's rows land as they lie in memory (16-byte copies along k).
+template <int OUTER, int K, int PAD>
+struct OTile {
+  static constexpr bool kAlongK = true;
+  static constexpr int kRow = K + PAD;
+  static constexpr int kFloats = OUTER * kRow;
+  __device__ static int index(int k, int o) { return o * kRow + k; }
 };
 
 // The tile of a family compiled with CONFLICT: 0 none, 1 rows padded by one 16-byte chunk,
@@ -236,12 +247,25 @@ __device__ inline void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// Copies one OUTER × K tile into the k-major shared tile. 16-byte copies when the contiguous
-// dimension is the outer one and vectors are aligned; otherwise 4-byte copies that scatter into
-// the transposed layout (still asynchronous, still coalesced on the global side).
+// Copies one OUTER × K tile into the shared tile (k-major KTile or outer-major OTile). 16-byte
+// copies when vectors are aligned and the tile keeps the operand's contiguous dimension contiguous;
+// otherwise 4-byte copies that scatter into the transposed layout (still asynchronous, still
+// coalesced on the global side).
 template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
 __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, long long k0) {
-  if (!CONTIG_K && VEC) {
+  if (CONTIG_K && VEC && Tile::kAlongK) {  // 16-byte chunks along k into an outer-major tile
+    constexpr int kChunks = OUTER * K / 4;
+    static_assert(kChunks % NT == 0, "tile chunks must divide evenly among the threads");
+#pragma unroll
+    for (int i = 0; i < kChunks / NT; ++i) {
+      int c = threadIdx.x + i * NT;
+      int o = c / (K / 4), k = (c % (K / 4)) * 4;
+      long long go = o0 + o, gk = k0 + k;
+      long long left = x.k - gk;
+      int valid = go < x.outer ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+      cp_async16(s + Tile::index(k, o), valid ? x.at(go, gk) : x.p, valid);
+    }
+  } else if (!CONTIG_K && VEC && !Tile::kAlongK) {
     constexpr int kChunks = OUTER * K / 4;
     static_assert(kChunks % NT == 0, "tile chunks must divide evenly among the threads");
 #pragma unroll
@@ -276,7 +300,8 @@ __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, l
 // instructions (docs/perf-log.md, entry 3). Irregular shapes fall back to cp_async_tile.
 template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
 struct TileCopier {
-  static constexpr bool kChunk = VEC && !CONTIG_K;     // 16-byte copies along o
+  // 16-byte copies along the contiguous dimension, where the tile keeps it contiguous too.
+  static constexpr bool kChunk = VEC && CONTIG_K == Tile::kAlongK;
   static constexpr int kW = kChunk ? 4 : 1;            // floats per copy
   static constexpr int kPass = NT * kW;                // floats one pass of the block copies
   static constexpr int kLine = CONTIG_K ? K : OUTER;   // floats per line of the contiguous dimension
@@ -325,8 +350,9 @@ struct TileCopier {
       const long long o = o0 + o_t + i * DO, k = k0 + k_t + i * DK;
       float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
       if (kChunk) {
-        long long left = x.outer - o;
-        int valid = k < x.k ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+        long long left = CONTIG_K ? x.k - k : x.outer - o;
+        bool across = CONTIG_K ? o < x.outer : k < x.k;  // the other dimension inside the matrix
+        int valid = across ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
         cp_async16(d, valid ? p + i * copy_step : x.p, valid);
       } else {
         bool valid = x.in(o, k);

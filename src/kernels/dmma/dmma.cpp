@@ -106,7 +106,9 @@ class Dmma final : public KernelFamily {
   }
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");
-    return 4ll * v.at("stages")[0] * t[2] * (t[0] + 8 + t[1] + 8);
+    // The larger of the two layouts of each tile (k-major rows of BM + 8, outer-major of BK + 4).
+    auto floats = [&](long long outer) { return std::max(t[2] * (outer + 8), outer * (t[2] + 4)); };
+    return 4ll * v.at("stages")[0] * (floats(t[0]) + floats(t[1]));
   }
   // Blocks (split slices included) and the K tiles each runs.
   static tiled::Tiling tiling(const ParamValues& v, const Problem& p) {

@@ -4,16 +4,28 @@
 // accumulators (accumulate.cuh, at most K·2^-53 of |A||B| before that rounding) on any input. On
 // the H100 the FP64 tensor cores run as many flops as the FP32 FFMA pipes, where DFMA runs half.
 //
-// The tiles come through warptiled's cp.async pipeline (gemm_tile.cuh), k-major, rows padded by 8
-// floats: a fragment's lanes (k = tig, o = gid) then read banks 8·tig + gid, no conflicts. They are
-// read as floats and widened in registers: half the shared-memory bytes of a tile of doubles.
+// The tiles come through warptiled's cp.async pipeline (gemm_tile.cuh), each laid out as its operand
+// lies, so that every copy is 16 bytes wide where the operand is aligned: k-major (rows of BM + 8
+// floats) for an operand contiguous along M or N, outer-major (rows of BK + 4) for one contiguous
+// along K. A fragment's lanes (k = tig, o = gid) then read banks 8·tig + gid, or 4·gid + tig (times
+// 5 for BK = 16): no conflicts either way. They are read as floats and widened in registers: half
+// the shared-memory bytes of a tile of doubles.
 #include "gemm_tile.cuh"
 
 constexpr int WARPS_N = BN / WN;
 constexpr int NT = (BM / WM) * WARPS_N * 32;
 constexpr int MT = WM / 16, NTL = WN / 8;  // mma tiles per warp along M and N
-using TileA = gl::KTile<BM, BK, 8, false>;
-using TileB = gl::KTile<BN, BK, 8, false>;
+
+template <int OUTER, bool K_CONTIG>
+struct TileOf {
+  using type = gl::KTile<OUTER, BK, 8, false>;
+};
+template <int OUTER>
+struct TileOf<OUTER, true> {
+  using type = gl::OTile<OUTER, BK, 4>;
+};
+using TileA = TileOf<BM, A_K_CONTIG>::type;
+using TileB = TileOf<BN, !B_N_CONTIG>::type;
 
 static_assert(MMA_K == 4 || MMA_K == 8 || MMA_K == 16, "the FP64 mma shapes are m16n8k4, m16n8k8 and m16n8k16");
 
