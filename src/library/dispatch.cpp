@@ -49,6 +49,8 @@ struct Candidate {
   // The share of the memory bandwidth its C stores reach where they are the whole kernel (tiny K),
   // where measured below 1.
   double store_share = 1;
+  // The share its operand reads reach where they bound it (few rows, long K), where measured below 1.
+  double read_share = 1;
 };
 
 double rate_of(const Candidate& c, const Problem& p) {
@@ -120,13 +122,18 @@ const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=8,kc=8,accum=fp64", 
 // 1.87 TB/s of 3.0.
 const Candidate kDmma[] = {
     {"dmma", "tile=128x128x16,warp=64x32,mma=m16n8k8,stages=3", 235, 0.7, Candidate::simt, 0, 0.56},
-    {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.7, Candidate::simt, 0, 0.65},
-    {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.7, Candidate::simt, 0, 0.7},
+    // Where reading the operands bounds them (8x12288x4096 NT, 128x128x262144): 1.36 and 1.19 TB/s
+    // (64x64), 1.72 TB/s (32x128).
+    {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.7, Candidate::simt, 0, 0.65, 0.42},
+    {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.7, Candidate::simt, 0, 0.7, 0.57},
     {"dmma", "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.6, Candidate::simt, 0, 0.62},
     // Up to 16 rows or columns: 8x12288x4096 row-major NT read at 2.3 TB/s (87 us, 1.38x cuBLAS
-    // SGEMM; results/h100/dmma/a34ec55), 2048x16x2048 1.47x; C alone at 1.29 and 1.17 TB/s.
-    {"dmma", "tile=16x128x32,warp=16x32,mma=m16n8k8,stages=3", 128, 0.6, Candidate::simt, 0, 0.43},
-    {"dmma", "tile=128x16x32,warp=32x16,mma=m16n8k8,stages=3", 128, 0.6, Candidate::simt, 0, 0.39},
+    // SGEMM; results/h100/dmma/a34ec55), and so 8x32768x8192 (1.16x, where packed wgmma reads at 2.9:
+    // results/h100/dmma/ba402b7); 2048x16x2048 1.47x; C alone at 1.29 and 1.17 TB/s. A rate
+    // on small squares (513³: 25.2 and 29.1 us against 64x64's 20.2; sq-256 0.74-0.81x cuBLAS SGEMM where
+    // 64x64 ran 0.92x): 0.35.
+    {"dmma", "tile=16x128x32,warp=16x32,mma=m16n8k8,stages=3", 128, 0.35, Candidate::simt, 0, 0.43, 0.77},
+    {"dmma", "tile=128x16x32,warp=32x16,mma=m16n8k8,stages=3", 128, 0.35, Candidate::simt, 0, 0.39},
 };
 // tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
 // x K, normal, positive, wide-range and uniform inputs; results/h100/fp64-accum/4541176) from which
@@ -224,7 +231,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * planes * mn * s : 4.0 * mn * (1 + beta_reads);
-  double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + out_bytes) / (bw * streams);
+  double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) / c.read_share + out_bytes) / (bw * streams);
   // A leading dimension that is not a multiple of 4 floats: the library's plan takes the variant
   // without 16-byte accesses (launcher whole_alignment), C stored a float at a time. Measured on
   // warptiled 128x256 at tk-4096x4096x1 (lda = 1): 0.59 TB/s, against 1.9-2.0 TB/s for the same
