@@ -124,10 +124,11 @@ const Candidate kDmma[] = {
     {"dmma", "tile=128x128x16,warp=64x32,mma=m16n8k8,stages=3", 235, 0.7, Candidate::simt, 0, 0.56},
     // Where reading the operands bounds them, 64x64 reads at 1.30-1.86 TB/s and 32x128 at 1.72-1.81
     // (hk-128x128x256K, hk-64x64x1M, 8x12288x4096 NT, hk-32x256x100K; results/h100/dmma/a34ec55,
-    // ba402b7): no read share, like warptiled's, whose reads were not measured alike (with one, 32x128
-    // lost hk-32x256x100K to warptiled: 1.23 → 0.76x, results/h100/dmma/02166ed).
+    // ba402b7). 32x128 with that read share keeps the 8-row NT products on wgmma (1.4-1.7x) but
+    // gives hk-32x256x100K to warptiled (0.76x); without it, the reverse: corpus 1.243x against
+    // 1.210x (results/h100/dmma/02166ed, 758db94). 64x64 without one, like warptiled.
     {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.7, Candidate::simt, 0, 0.65},
-    {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.7, Candidate::simt, 0, 0.7},
+    {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.7, Candidate::simt, 0, 0.7, 0.57},
     {"dmma", "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.6, Candidate::simt, 0, 0.62},
     // Up to 16 rows or columns: 8x12288x4096 row-major NT read at 2.3 TB/s (87 us, 1.38x cuBLAS
     // SGEMM; results/h100/dmma/a34ec55), and so 8x32768x8192 (1.16x, where packed wgmma reads at 2.9:
