@@ -1270,17 +1270,26 @@ TEST(Gpu, AccuracyStudyWithinItsBound) {
   EXPECT_EQ(checked, 2 * 4 * 6);
 }
 
-// FP64 accumulators (accum=fp64): exact products summed in FP64, one rounding at the store, meet the
-// tensor_fp32 contract on every distribution and K: no larger an error than cuBLAS SGEMM's.
+// FP64 accumulators (accum=fp64) and the FP64 tensor cores (dmma, from 9.0): exact products summed
+// in FP64, one rounding at the store, meet the tensor_fp32 contract on every distribution and K: no
+// larger an error than cuBLAS SGEMM's.
 TEST(Gpu, Fp64AccumulatorsMeetTheContract) {
   REQUIRE_GPU();
+  const bool dmma = query_device(0).arch() >= 90;
   AccuracyOptions o;
-  // The split one's partial sums go through the workspace as two floats each (accumulate.cuh).
-  o.kernels = resolve_kernels({"warptiled", "outer"},
-                              {"warptiled:tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64",
-                               "warptiled:tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64,splitk=16",
-                               "outer:accum=fp64",
-                               "warptiled:tile=32x128x16,warp=32x32,vpt=4x8,stages=4,accum=fp64tile,splitk=4"});
+  // The split ones' partial sums go through the workspace as two floats each (accumulate.cuh).
+  std::vector<std::string> names = {"warptiled", "outer"};
+  std::vector<std::string> points = {"warptiled:tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64",
+                                     "warptiled:tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64,splitk=16",
+                                     "outer:accum=fp64",
+                                     "warptiled:tile=32x128x16,warp=32x32,vpt=4x8,stages=4,accum=fp64tile,splitk=4"};
+  if (dmma) {
+    names.push_back("dmma");
+    for (const char* p : {"dmma:tile=64x64x16,warp=32x32", "dmma:tile=64x64x16,warp=32x32,splitk=16",
+                          "dmma:tile=16x128x32,warp=16x32,splitk=4"})
+      points.push_back(p);
+  }
+  o.kernels = resolve_kernels(names, points);
   o.ks = {16, 32, 256, 4096, 65536};
   // fp64tile sums each K tile in FP32: at K = 16 (one tile) it is FP32; the library takes it from 32.
   const int checked = check_accuracy(o, [](const nlohmann::ordered_json& row) {
@@ -1288,7 +1297,7 @@ TEST(Gpu, Fp64AccumulatorsMeetTheContract) {
     EXPECT_LE(row["abs_x_cublas"].get<double>(), 1.0) << row["label"] << " " << row["dist"] << " K " << row["k"];
     return true;
   });
-  EXPECT_EQ(checked, 4 * 4 * 5 - 4);
+  EXPECT_EQ(checked, (dmma ? 7 : 4) * 4 * 5 - 4);
 }
 
 // The tensor_fp32 contract (README): the error max |C - C64| / (|A||B|)_ij no larger than cuBLAS

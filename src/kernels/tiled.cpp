@@ -35,6 +35,27 @@ void kstage_violations(std::vector<std::string>& out, const ParamValues& v, int 
   if (auto e = shared_memory_violation(kstage_smem(v, stages)); !e.empty()) out.push_back(e);
 }
 
+void mma_tile_violations(std::vector<std::string>& out, const ParamValues& v, int mma_k, long long smem, int regs) {
+  auto s = [](long long x) { return std::to_string(x); };
+  auto &t = v.at("tile"), &w = v.at("warp");
+  const size_t before = out.size();
+  if (w[0] % 16 || w[1] % 8) out.push_back("warp " + s(w[0]) + "x" + s(w[1]) + " is not a multiple of the 16x8 mma tile");
+  if (t[0] % w[0] || t[1] % w[1])
+    out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " is not a multiple of warp " + s(w[0]) + "x" + s(w[1]));
+  if (t[2] % mma_k) out.push_back("tile.k " + s(t[2]) + " is not a multiple of the mma's k of " + s(mma_k));
+  if (out.size() != before) return;
+  const int nt = (t[0] / w[0]) * (t[1] / w[1]) * 32;
+  if (nt > kMaxThreadsPerBlock) out.push_back(s(nt) + " threads per block, over the limit of 1024");
+  // Both copy paths (16-byte chunks, single floats) must split evenly among the threads.
+  if ((t[0] * t[2] / 4) % nt || (t[1] * t[2] / 4) % nt)
+    out.push_back("the " + s(t[0]) + "x" + s(t[2]) + " and " + s(t[1]) + "x" + s(t[2]) +
+                  " tiles do not split into 16-byte chunks evenly among " + s(nt) + " threads");
+  if (auto e = shared_memory_violation(smem); !e.empty()) out.push_back(e);
+  if (auto e = register_violation(regs); !e.empty()) out.push_back(e);
+  else if (regs * nt > 65536)
+    out.push_back("needs about " + s(regs * nt) + " registers per block, over the 65536 of an SM");
+}
+
 bool vpt_divides_tile(std::vector<std::string>& out, const ParamValues& v) {
   auto &t = v.at("tile"), &r = v.at("vpt");
   if (t[0] % r[0] == 0 && t[1] % r[1] == 0) return true;

@@ -39,6 +39,10 @@ void chunk_violations(std::vector<std::string>& out, int bm, int bn, int bk, int
 // of those parameters for a block of `threads` threads.
 long long kstage_smem(const ParamValues& v, int stages);
 void kstage_violations(std::vector<std::string>& out, const ParamValues& v, int threads, int stages);
+// For the mma.sync families (tile BM x BN x BK, warp WM x WN, both in mma tiles of 16 x 8 x mma_k;
+// one warp per warp tile): the tile rules, the threads per block, the even split of the tiles' 16-byte
+// chunks among them, `smem` bytes of shared memory and `regs` registers per thread.
+void mma_tile_violations(std::vector<std::string>& out, const ParamValues& v, int mma_k, long long smem, int regs);
 // For a block of one thread per thread tile: the tile must be a multiple of vpt (false, with
 // the message, when it is not).
 bool vpt_divides_tile(std::vector<std::string>& out, const ParamValues& v);

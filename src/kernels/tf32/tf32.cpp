@@ -8,8 +8,6 @@ namespace gemmlab {
 
 namespace {
 
-auto s = [](int x) { return std::to_string(x); };
-
 class Tf32 final : public KernelFamily {
  public:
   std::string name() const override { return "tf32"; }
@@ -32,26 +30,11 @@ class Tf32 final : public KernelFamily {
   std::string entry() const override { return "gemm_tf32"; }
   bool uses_variant() const override { return true; }
   std::vector<std::string> violations(const ParamValues& v) const override {
-    auto &t = v.at("tile"), &w = v.at("warp");
-    std::vector<std::string> out;
-    if (w[0] % 16 || w[1] % 8) out.push_back("warp " + s(w[0]) + "x" + s(w[1]) + " is not a multiple of the 16x8 mma tile");
-    if (t[0] % w[0] || t[1] % w[1])
-      out.push_back("tile " + s(t[0]) + "x" + s(t[1]) + " is not a multiple of warp " + s(w[0]) + "x" + s(w[1]));
-    if (t[2] % 8) out.push_back("tile.k " + s(t[2]) + " is not a multiple of the mma's k of 8");
-    if (!out.empty()) return out;
-    const int nt = threads(v);
-    if (nt > kMaxThreadsPerBlock) out.push_back(s(nt) + " threads per block, over the limit of 1024");
-    // Both copy paths (16-byte chunks, single floats) must split evenly among the threads.
-    if ((t[0] * t[2] / 4) % nt || (t[2] * t[1] / 4) % nt)
-      out.push_back("the " + s(t[0]) + "x" + s(t[2]) + " and " + s(t[2]) + "x" + s(t[1]) +
-                    " tiles do not split into 16-byte chunks evenly among " + s(nt) + " threads");
-    if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
+    auto& w = v.at("warp");
     // Accumulators, the big and small fragments of one k step, addressing.
     const int mt = w[0] / 16, ntl = w[1] / 8;
-    const int regs = mt * ntl * 4 + mt * 8 + ntl * 4 + 32;
-    if (auto e = register_violation(regs); !e.empty()) out.push_back(e);
-    else if (regs * nt > 65536)
-      out.push_back("needs about " + s(regs * nt) + " registers per block, over the 65536 of an SM");
+    std::vector<std::string> out;
+    tiled::mma_tile_violations(out, v, 8, smem(v), mt * ntl * 4 + mt * 8 + ntl * 4 + 32);
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
