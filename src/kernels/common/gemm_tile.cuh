@@ -571,8 +571,8 @@ __device__ inline void split_run(const GemmArgs& g, int tile_k, int& first, int&
   first = blockIdx.z * per_split, count = max(0, min(tiles, first + per_split) - first);
 }
 
-// A block tile's result from its accumulators (type Acc): C, in 16-byte stores where C allows, or
-// with split-K the split's partial sums, every plane, in the workspace's padded rows.
+// A block tile's result from its accumulators (type Acc): C, in the Tile's vector stores where C
+// allows, or with split-K the split's partial sums, every plane, in the workspace's padded rows.
 template <class Acc, class Tile>
 __device__ inline void store_result(const GemmArgs& g, const Tile& t, long long m0, long long n0, int row0, int col0) {
   constexpr int planes = kPartialPlanes<Acc>;
