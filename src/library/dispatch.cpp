@@ -118,8 +118,10 @@ const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=8,kc=8,accum=fp64", 
 // From 9.0, tensor_fp32 on the FP64 tensor cores (dmma: floats widened, exact products summed in
 // FP64, the error bound of the FP64 accumulators above). Measured (results/h100/dmma/96caad5,
 // perf-log 54): 64x64 45.1 TFLOP/s at 4096³ and 46.6 at 8192³, 128x128 47.5 at 8192³, 32x128 44.8 at
-// 96x12288x12288 (split 11): a rate of 0.7; 128x32 0.6. C alone (16384² x 16): 1.68, 1.95, 2.1 and
-// 1.87 TB/s of 3.0.
+// 96x12288x12288 (split 11): a rate of 0.7; 128x32 0.6. With outer-major tiles for K-contiguous
+// operands 64x64 ran 51.9 and 53.1 TFLOP/s (0.80-0.83; results/h100/dmma/ba402b7), the others not
+// re-measured: the rates stay at the first run's, so the tiles compare alike. C alone (16384² x 16):
+// 1.68, 1.95, 2.1 and 1.87 TB/s of 3.0.
 const Candidate kDmma[] = {
     {"dmma", "tile=128x128x16,warp=64x32,mma=m16n8k8,stages=3", 235, 0.7, Candidate::simt, 0, 0.56},
     // Where reading the operands bounds them, 64x64 reads at 1.30-1.86 TB/s and 32x128 at 1.72-1.81
