@@ -78,6 +78,7 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"gemv-naive", "threads=455,blocks=3"}, {"gemv-smem", "stage=tile,tile=32"},
                                 {"gemv-unrolled", "unroll=8,maxreg=24"}, {"gemv-unrolled", "unroll=3"},
                                 {"gemv-vectorized", "rows=4,unroll=1"}, {"gemv-vectorized", "rows=32,warps=2"},
+                                {"gemv-vectorized", "rows=2,unroll=8,accum=fp64"},
                                 {"gemv-block", "threads=64,unroll=4"}, {"gemv-columns", "splits=7"},
                                 {"gemv-columns", "block=64x4,vpt=8"}, {"gemv-columns", "vpt=1,block=32x32,unroll=1"},
                                 {"gemv-block", "splits=3"}, {"gemv-block", "threads=128,splits=5,accum=fp64"},
@@ -1134,6 +1135,30 @@ TEST(Library, ChooseIsTheSameInEveryProcess) {
       EXPECT_NE(a.out.find(here.family + " " + here.params + " (" + here.source + ")"), std::string::npos)
           << "this process: " << here.family << " " << here.params << "; another: " << a.out;
     }
+}
+
+// tensor_fp32's contract holds on the GEMV routes too: whatever the built-in table measured fastest
+// for a class (gemv-warp sums in FP32 only), the mode's choice sums in FP64. Every class of the table
+// in both orientations, and the corpus's vector products through sgemm.
+TEST(Library, TensorFp32GemvSumsInFp64) {
+  REQUIRE_GPU();
+  std::vector<Problem> problems;
+  for (auto& e : builtin_table().entries()) {
+    auto* f = find_family(e.family);
+    if (!f || f->op() != Op::gemv) continue;
+    auto d = parse_shape(e.shape, Op::gemv);
+    ASSERT_EQ(d.size(), 2u) << e.shape;
+    for (auto t : {Trans::no, Trans::yes}) problems.push_back(normalized(Problem::gemv(d[0], d[1], Layout::row_major, t)));
+  }
+  for (auto& s : load_corpus("builtin"))
+    if (s.problem.m == 1 || s.problem.n == 1) problems.push_back(s.problem);
+  ASSERT_GE(problems.size(), 20u);
+  for (auto& p : problems) {
+    auto c = choose(p, MathMode::tensor_fp32);
+    auto* f = find_family(c.family);
+    ASSERT_TRUE(f) << c.family;
+    EXPECT_TRUE(f->fp64_accumulators(parse_params(*f, c.params))) << describe(p) << ": " << c.family << " " << c.params << " (" << c.source << ")";
+  }
 }
 
 // On sm_90 the dispatcher's choices for the corpus are binaries built with the library.

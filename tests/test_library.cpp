@@ -305,13 +305,13 @@ TEST(Launch, TransposedProductIsTheSameProduct) {
 // The library's other tensor_fp32 configurations (the GEMV routes, the defaults without workspace)
 // in the same arithmetic; strict and tf32 unchanged.
 TEST(Dispatch, ConfigurationsInTheModesArithmetic) {
-  for (const char* gemv : {"gemv-block", "gemv-columns"}) {
+  for (const char* gemv : {"gemv-block", "gemv-columns", "gemv-vectorized"}) {
     auto& f = *find_family(gemv);
     auto accurate = default_params(gemv, MathMode::tensor_fp32);
     EXPECT_EQ(parse_params(f, accurate).at("accum")[0], 1) << accurate;
     EXPECT_EQ(parse_params(f, default_params(gemv, MathMode::strict_fp32)).at("accum")[0], 0);
-    EXPECT_EQ(with_math(gemv, "splits=4", MathMode::tensor_fp32).find("accum=fp64") != std::string::npos, true);
-    EXPECT_EQ(with_math(gemv, "splits=4", MathMode::tf32), "splits=4");
+    EXPECT_EQ(with_math(gemv, "unroll=2", MathMode::tensor_fp32).find("accum=fp64") != std::string::npos, true);
+    EXPECT_EQ(with_math(gemv, "unroll=2", MathMode::tf32), "unroll=2");
   }
   auto& w = *find_family("warptiled");
   const auto fallback = default_params("warptiled", MathMode::tensor_fp32);

@@ -461,10 +461,13 @@ class Library {
       // The library has no other channel to say it: once, on stderr.
       if (!db_->problem().empty()) std::fprintf(stderr, "gemmlab: %s\n", db_->problem().c_str());
     }
+    // In tensor_fp32 only a family that can sum in FP64 (the mode's contract): a measured entry of
+    // one with FP32 sums alone (gemv-warp) is another mode's choice.
     auto usable = [&](const TuningEntry* e) {
       if (!e) return false;
       auto* f = find_family(e->family);
-      return f && f->op() == p.op && accepts(*f, e->params) && launcher(*f, e->params).unsupported(p).empty();
+      if (!f || f->op() != p.op || !accepts(*f, e->params) || !launcher(*f, e->params).unsupported(p).empty()) return false;
+      return math != MathMode::tensor_fp32 || f->fp64_accumulators(parse_params(*f, with_math(e->family, e->params, math)));
     };
     auto made = [&](const std::string& family, const std::string& given, const std::string& source) {
       auto& f = *find_family(family);

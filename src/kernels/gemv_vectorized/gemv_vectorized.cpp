@@ -18,7 +18,8 @@ class GemvVectorized final : public KernelFamily {
   std::vector<ParamSpec> params() const override {
     return {{"warps", {4}, 1, 32, "warps per block"},
             {"rows", {1}, 1, 32, "rows per warp (power of two), each on 32/rows lanes"},
-            {"unroll", {4}, 1, 16, "16-byte loads in flight per lane"}};
+            {"unroll", {4}, 1, 16, "16-byte loads in flight per lane"},
+            tiled::accum_param()};
   }
   const char* source() const override { return embedded::gemv_vectorized_source; }
   std::string entry() const override { return "gemv_vectorized"; }
@@ -29,7 +30,7 @@ class GemvVectorized final : public KernelFamily {
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
     return {gemv::define("WARPS", v.at("warps")[0]), gemv::define("ROWS", v.at("rows")[0]),
-            gemv::define("UNROLL", v.at("unroll")[0])};
+            gemv::define("UNROLL", v.at("unroll")[0]), gemv::define("ACCUM", v.at("accum")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return {dim3(gemv::blocks(p.m, rows_per_block(v))), dim3(32 * v.at("warps")[0]), 0};
