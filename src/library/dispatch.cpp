@@ -114,7 +114,9 @@ const Candidate kSimtFp64Tile[] = {
     {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4,accum=fp64tile", 255, 0.25, Candidate::simt},
 };
 // With FP64 accumulators: 0.11 of the FFMA rate (4096x4096x16: 94.7 against 59.9 us; c13c9fd).
-const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=8,kc=8,accum=fp64", 106, 0.11, Candidate::store_bound}};
+// With FP64 sums 4 rows per thread: 8 take 139 registers (3 blocks per SM) and read C for beta at
+// 0.59x cuBLAS SGEMM's speed where 4 rows (72 registers) ran 0.83x (8192x8192x8, perf-log 56).
+const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=4,kc=8,accum=fp64", 72, 0.11, Candidate::store_bound}};
 // From 9.0, tensor_fp32 on the FP64 tensor cores (dmma: floats widened, exact products summed in
 // FP64, the error bound of the FP64 accumulators above). Measured (results/h100/dmma/96caad5,
 // perf-log 54): 64x64 45.1 TFLOP/s at 4096³ and 46.6 at 8192³, 128x128 47.5 at 8192³, 32x128 44.8 at
