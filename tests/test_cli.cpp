@@ -94,6 +94,8 @@ TEST(Cli, SweepTuneReportRefuseInOneLine) {
   expect_usage_error("tune --kernel naive --size 64 --strategy greedy", "unknown strategy 'greedy'");
   expect_usage_error("tune --kernel naive --size 64x64", "--size: '64x64' needs 1 or 3 dimensions");
   expect_usage_error("tune --kernel gemv-warp --size 64", "is a gemv family; the problem is a gemm");
+  expect_usage_error("tune --kernel gemv-block --op gemv --size 64 --param nosuch=1", "no parameter 'nosuch'");
+  expect_usage_error("tune --kernel gemv-warp --op gemv --size 64 --param accum=fp64", "no parameter 'accum'");
   // Without a GPU: the sweep (its worker finds none) and the report say so in one line, exit 3.
   auto r = run_cli("sweep " + file.string() + " --out " + (dir / "fresh").string(), kNoGpu);
   EXPECT_EQ(r.code, 3) << r.out;

@@ -259,6 +259,29 @@ TEST(Tuning, DatabaseRoundTripNearestClassAndReplacement) {
   fs::remove_all(dir);
 }
 
+// A family tuned in tensor_fp32's arithmetic (tune --param accum=fp64) keeps its FP32 entry of the
+// same class beside; `accept` picks the arithmetic, and a family's own tuned parameters are FP32's.
+TEST(Tuning, EntriesOfEachArithmeticLiveSideBySide) {
+  TuningDb db;
+  const Problem p = normalized(Problem::gemv(8192, 32768, Layout::row_major, Trans::no));
+  TuningEntry e{"GPU X", "sm_90", "gemv-block", "threads=1024,unroll=1", shape_class(p), "8192x1x32768", 1570, 0.34};
+  db.put(e);
+  e.params = "threads=512,unroll=4,accum=fp64", e.gflops = 1500;
+  db.put(e);
+  e.params = "threads=256,unroll=8,accum=fp64", e.gflops = 1510;  // the same arithmetic: replaces
+  db.put(e);
+  ASSERT_EQ(db.entries().size(), 2u);
+  auto* any = db.best("GPU X", "sm_90", "", p);
+  ASSERT_TRUE(any);
+  EXPECT_EQ(any->params, "threads=1024,unroll=1");  // the faster of the class
+  auto* fp64 = db.best("GPU X", "sm_90", "", p, false, [](const TuningEntry& x) { return sums_in_fp64(x); });
+  ASSERT_TRUE(fp64);
+  EXPECT_EQ(fp64->params, "threads=256,unroll=8,accum=fp64");
+  EXPECT_EQ(db.best("GPU X", "sm_90", "", p, false, [](const TuningEntry&) { return false; }), nullptr);
+  EXPECT_EQ(tuned_params("gemv-block", p, "GPU X", "sm_90", db).params, "threads=1024,unroll=1");
+  EXPECT_FALSE(sums_in_fp64({"", "sm_90", "nosuch", "accum=fp64"}));
+}
+
 TEST(Tuning, CorruptOrForeignDatabasesAreIgnoredWithOneLine) {
   auto dir = scratch("corrupt");
   std::ofstream(dir / "broken.json") << "{\"format\": \"gemmlab-tuning/1\", \"entries\": [ {\"arch\":";

@@ -17,7 +17,7 @@ namespace gemmlab::cli {
 
 Command add_tune(CLI::App& app) {
   struct Args {
-    std::string kernel, size, op = "gemm", layout = "row", trans = "n", strategy = "random", db, json;
+    std::string kernel, size, op = "gemm", layout = "row", trans = "n", strategy = "random", db, json, fixed;
     double budget = 0, max_time = 0.3;
     uint64_t seed = 1;
     int samples = 5, compile_threads = -1;
@@ -42,6 +42,9 @@ Command add_tune(CLI::App& app) {
                   "threads compiling the next configurations while one is measured (default: the cores less one, or "
                   "$GEMMLAB_COMPILE_THREADS; 0: compile each when it is measured)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--param", a.fixed,
+                  "parameters held at these values in every point, e.g. accum=fp64 (tensor_fp32's arithmetic: "
+                  "the library's tensor_fp32 takes such an entry before an FP32 one)");
   cmd->add_option("--max-time", a.max_time, "seconds of timing per configuration at most")
       ->default_val(0.3)
       ->check(CLI::PositiveNumber);
@@ -64,6 +67,7 @@ Command add_tune(CLI::App& app) {
         to.timing.min_time_s = 0;
         to.command_line = ctx.command_line;
         to.compile_threads = a.compile_threads;
+        to.fixed = a.fixed;
         check_output_path(a.json);
         auto r = tune(to, std::cout);
         if (!a.json.empty()) write_file_atomic(a.json, r.to_json().dump(1) + "\n");

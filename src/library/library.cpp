@@ -461,13 +461,25 @@ class Library {
       // The library has no other channel to say it: once, on stderr.
       if (!db_->problem().empty()) std::fprintf(stderr, "gemmlab: %s\n", db_->problem().c_str());
     }
-    // In tensor_fp32 only a family that can sum in FP64 (the mode's contract): a measured entry of
-    // one with FP32 sums alone (gemv-warp) is another mode's choice.
-    auto usable = [&](const TuningEntry* e) {
-      if (!e) return false;
-      auto* f = find_family(e->family);
-      if (!f || f->op() != p.op || !accepts(*f, e->params) || !launcher(*f, e->params).unsupported(p).empty()) return false;
-      return math != MathMode::tensor_fp32 || f->fp64_accumulators(parse_params(*f, with_math(e->family, e->params, math)));
+    auto usable = [&](const TuningEntry& e) {
+      auto* f = find_family(e.family);
+      return f && f->op() == p.op && accepts(*f, e.params) && launcher(*f, e.params).unsupported(p).empty();
+    };
+    // Entries measured in the mode's arithmetic: FP64 sums for tensor_fp32 (a GEMV with FP64 sums
+    // wants more loads in flight than its FP32 best: 1024 threads, one load each, ran 0.78x of it
+    // on 8192 x 32768, perf-log 56), FP32 sums for the others.
+    auto measured_in_mode = [&](const TuningEntry& e) {
+      return usable(e) && sums_in_fp64(e) == (math == MathMode::tensor_fp32);
+    };
+    // Else, in tensor_fp32, an FP32 entry of a family that can sum in FP64, in that arithmetic
+    // (with_math): gemv-warp, FP32 sums alone, is another mode's choice.
+    auto convertible = [&](const TuningEntry& e) {
+      return usable(e) && math == MathMode::tensor_fp32 &&
+             find_family(e.family)->fp64_accumulators(parse_params(*find_family(e.family), with_math(e.family, e.params, math)));
+    };
+    auto lookup = [&](const TuningDb& db) {
+      auto* e = db.best(dev.name, arch, "", p, exact, measured_in_mode);
+      return e ? e : db.best(dev.name, arch, "", p, exact, convertible);
     };
     auto made = [&](const std::string& family, const std::string& given, const std::string& source) {
       auto& f = *find_family(family);
@@ -476,14 +488,13 @@ class Library {
       ch.workspace_bytes = launcher(f, params).workspace_bytes(p);
       return ch;
     };
-    if (auto* e = defaults_only ? nullptr : db_->best(dev.name, arch, "", p, exact); usable(e)) return made(e->family, e->params, "tuning database");
+    if (auto* e = defaults_only ? nullptr : lookup(*db_)) return made(e->family, e->params, "tuning database");
     const Problem c = canonical(p);
     const std::string shape = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
     // The table's squares were measured row-major NN: another layout reads its operands otherwise
     // (e.g. hopper-simt's transposed A at 0.95x cuBLAS where NN is 0.90x), so the model decides it.
     const bool measured_layout = c.trans_a == Trans::no && c.trans_b == Trans::no;
-    if (auto* e = defaults_only ? nullptr : builtin_table().best(dev.name, arch, "", p, exact);
-        usable(e) && (!exact || (e->shape == shape && measured_layout)))
+    if (auto* e = defaults_only ? nullptr : lookup(builtin_table()); e && (!exact || (e->shape == shape && measured_layout)))
       return made(e->family, e->params, "built-in table");
     if (exact) return {};
     std::string family = p.op == Op::gemm ? "warptiled" : op_a_strides(p).col == 1 ? "gemv-block" : "gemv-columns";

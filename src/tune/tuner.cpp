@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "bench/bench.hpp"
 #include "timing/ceilings.hpp"
@@ -58,6 +59,25 @@ nlohmann::ordered_json TuneResult::to_json() const {
 
 namespace {
 
+// A point of the space with the parameters of `fixed` ("accum=fp64") set, replacing its own.
+std::string with_fixed(const std::string& point, const std::string& fixed) {
+  if (fixed.empty()) return point;
+  auto pairs = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    for (std::string kv; std::getline(ss, kv, ',');)
+      if (!kv.empty()) out.push_back(kv);
+    return out;
+  };
+  auto name = [](const std::string& kv) { return kv.substr(0, kv.find('=')); };
+  std::set<std::string> held;
+  for (auto& kv : pairs(fixed)) held.insert(name(kv));
+  std::string out;
+  for (auto& kv : pairs(point))
+    if (!held.count(name(kv))) out += kv + ",";
+  return out + fixed;
+}
+
 // Configurations that differ from `a` in exactly `d` parameters.
 int differences(const ParamValues& a, const ParamValues& b) {
   int d = 0;
@@ -79,6 +99,7 @@ TuneResult tune(const TuneOptions& options, std::ostream& log) {
       throw UsageError(db.problem() + "; move it away or name another with --db");
   auto space = f->search_space();
   if (space.empty()) throw UsageError(o.family + " has an empty search space");
+  for (auto& s : space) s = with_fixed(s, o.fixed);
   std::vector<ParamValues> values;
   for (auto& s : space) values.push_back(parse_params(*f, s));
 

@@ -36,6 +36,7 @@ struct TuneOptions {
   TimingOptions timing;
   std::string command_line;
   int compile_threads = -1;    // CompileAhead's threads: -1 the host's cores less one, 0 none
+  std::string fixed;           // parameters held in every point ("accum=fp64": tensor_fp32's arithmetic)
 };
 
 struct Trial {

@@ -2,6 +2,7 @@
 // The tuning database: the best configuration found for a family on a GPU and a shape class,
 // one JSON file written atomically. The library's built-in table has the same format.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ struct TuningEntry {
   std::string date, commit;
 };
 
+// Whether the entry's configuration sums in FP64 (accum=fp64: measured in tensor_fp32's arithmetic);
+// false for an unknown family or parameters its family refuses.
+bool sums_in_fp64(const TuningEntry& e);
+
 class TuningDb {
  public:
   TuningDb() = default;
@@ -41,13 +46,15 @@ class TuningDb {
   const std::string& problem() const { return problem_; }
 
   const std::vector<TuningEntry>& entries() const { return entries_; }
-  // Adds or replaces the entry of the same GPU, arch, family and class.
+  // Adds or replaces the entry of the same GPU, arch, family, class and arithmetic (FP64 sums or
+  // not: a family tuned in tensor_fp32's arithmetic keeps its FP32 entry beside).
   void put(const TuningEntry& e);
   // The best entry for the problem on this GPU: its class if any, else the nearest class
-  // of the same operation (with `exact`, its class only); `family` empty means any family. Null
-  // when nothing matches.
+  // of the same operation (with `exact`, its class only); `family` empty means any family; only
+  // entries `accept` takes, where given. Null when nothing matches.
   const TuningEntry* best(const std::string& gpu, const std::string& arch, const std::string& family,
-                          const Problem& p, bool exact = false) const;
+                          const Problem& p, bool exact = false,
+                          const std::function<bool(const TuningEntry&)>& accept = nullptr) const;
   std::string dump() const;
   void save(const std::filesystem::path& file) const;  // atomic
 

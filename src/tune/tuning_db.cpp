@@ -118,9 +118,15 @@ TuningDb TuningDb::load(const std::filesystem::path& file) {
   return parse(*text, file.string());
 }
 
+bool sums_in_fp64(const TuningEntry& e) {
+  auto* f = find_family(e.family);
+  return f && accepts(*f, e.params) && f->fp64_accumulators(parse_params(*f, e.params));
+}
+
 void TuningDb::put(const TuningEntry& e) {
   for (auto& x : entries_)
-    if (x.gpu == e.gpu && x.arch == e.arch && x.family == e.family && x.shape_class == e.shape_class) {
+    if (x.gpu == e.gpu && x.arch == e.arch && x.family == e.family && x.shape_class == e.shape_class &&
+        sums_in_fp64(x) == sums_in_fp64(e)) {
       x = e;
       return;
     }
@@ -128,12 +134,14 @@ void TuningDb::put(const TuningEntry& e) {
 }
 
 const TuningEntry* TuningDb::best(const std::string& gpu, const std::string& arch, const std::string& family,
-                                  const Problem& p, bool exact) const {
+                                  const Problem& p, bool exact,
+                                  const std::function<bool(const TuningEntry&)>& accept) const {
   auto want = parse_class(shape_class(p));
   const TuningEntry* out = nullptr;
   double best_d = std::numeric_limits<double>::infinity();
   for (auto& e : entries_) {
     if (e.arch != arch || (!e.gpu.empty() && e.gpu != gpu) || (!family.empty() && e.family != family)) continue;
+    if (accept && !accept(e)) continue;
     double d = distance(want, parse_class(e.shape_class));
     if (d < best_d || (d == best_d && out && e.gflops > out->gflops)) {
       if (d == std::numeric_limits<double>::infinity() || (exact && d > 0)) continue;
@@ -159,11 +167,12 @@ Tuned tuned_params(const std::string& family, const Problem& p, const std::strin
                    const TuningDb& db) {
   const KernelFamily* f = find_family(family);
   if (!f) throw UsageError("unknown family '" + family + "'");
-  auto fits = [&](const TuningEntry* e) {
-    return e && accepts(*f, e->params) && f->unsupported(parse_params(*f, e->params), p).empty();
+  // The family's own arithmetic (FP32 sums): an entry tuned with FP64 sums is tensor_fp32's.
+  auto fits = [&](const TuningEntry& e) {
+    return accepts(*f, e.params) && f->unsupported(parse_params(*f, e.params), p).empty() && !sums_in_fp64(e);
   };
-  if (auto* e = db.best(gpu, arch, family, p); fits(e)) return {e->params, "tuning database"};
-  if (auto* e = builtin_table().best(gpu, arch, family, p); fits(e)) return {e->params, "built-in table"};
+  if (auto* e = db.best(gpu, arch, family, p, false, fits)) return {e->params, "tuning database"};
+  if (auto* e = builtin_table().best(gpu, arch, family, p, false, fits)) return {e->params, "built-in table"};
   return {format_params(*f, parse_params(*f, "")), "defaults"};
 }
 
