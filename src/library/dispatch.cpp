@@ -19,6 +19,8 @@ namespace {
 
 // A kernel after its launch returns: the gap before the next kernel of the stream starts.
 constexpr double kLaunchUs = 2.0;
+// One round trip of a dependent load chain to L2 (the split-K reduce's, perf-log 57).
+constexpr double kL2RoundTripUs = 0.7;
 // 3xTF32 wgmma's packed calls start slower than the tiled kernels beyond what the model counts:
 // 9-14.5 us over it at 256³, 513³ and 2048x16x2048, where the tiled families ran 2.5-5 us over
 // (results/h100/dmma/96caad5, candidates measured; perf-log 54).
@@ -51,9 +53,16 @@ struct Candidate {
   double store_share = 1;
   // The share its operand reads reach where they bound it (few rows, long K), where measured below 1.
   double read_share = 1;
+  // A 16-wide tile's rate where the product has at most kFewRows rows (a 16-row tile) or columns (a
+  // 16-column tile), if different: its rate on squares is not its rate where it is the natural tile.
+  double rate_few = 0;
 };
 
-double rate_of(const Candidate& c, const Problem& p) {
+constexpr long long kFewRows = 32;
+
+// bm: the candidate's tile rows (16: a 16-row tile, else its 16 columns are the narrow side).
+double rate_of(const Candidate& c, const Problem& p, long long bm = 0) {
+  if (c.rate_few > 0 && (bm == 16 ? p.m : p.n) <= kFewRows) return c.rate_few;
   return p.trans_b == Trans::yes && c.rate_b_kcontig > 0 ? c.rate_b_kcontig : c.rate;
 }
 
@@ -139,8 +148,10 @@ const Candidate kDmma[] = {
     // results/h100/dmma/ba402b7); 2048x16x2048 1.47x; C alone at 1.29 and 1.17 TB/s. A rate
     // on small squares (513³: 25.2 and 29.1 us against 64x64's 20.2; sq-256 0.74-0.81x cuBLAS SGEMM where
     // 64x64 ran 0.92x): 0.35.
-    {"dmma", "tile=16x128x32,warp=16x32,mma=m16n8k8,stages=3", 128, 0.35, Candidate::simt, 0, 0.43, 0.77},
-    {"dmma", "tile=128x16x32,warp=32x16,mma=m16n8k8,stages=3", 128, 0.35, Candidate::simt, 0, 0.39},
+    // Where the product has at most 32 rows (columns): a lone 16x128 block unsplit ran 0.35-0.44 of
+    // an SM's peak (8x2304x768, 32x256x100000), 0.46-0.59 at the model's 0.75 for it (perf-log 57).
+    {"dmma", "tile=16x128x32,warp=16x32,mma=m16n8k8,stages=3", 128, 0.35, Candidate::simt, 0, 0.43, 0.77, 0.5},
+    {"dmma", "tile=128x16x32,warp=32x16,mma=m16n8k8,stages=3", 128, 0.35, Candidate::simt, 0, 0.39, 1, 0.5},
 };
 // tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
 // x K, normal, positive, wide-range and uniform inputs; results/h100/fp64-accum/4541176) from which
@@ -223,7 +234,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // FLOP/s of one busy SM, shared by its resident blocks. A register-tiled block keeps its SM
   // busy alone at about 3/4 of its rate (hk-64x64x1M: 132 lone 64x64 blocks, perf-log 17), so a
   // last wave of j < occ blocks per SM takes j blocks' work at 3/4 (j = 1) to 1 (j = occ) of it.
-  const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
+  const double sm_rate = rate_of(c, p, bm) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const double work = 2.0 * bm * bn * kper;
   // Fewer than four warps on the SM (a last wave of 64-thread blocks) cannot keep even that: the
   // lone block's rate scales with its warps (sq-256-m1: 16x128 tiles of two warps, split 4, one
@@ -251,7 +262,12 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   t_mem = std::max(t_mem, out_bytes / (c.store_share * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
   if (s > 1) {
-    us += 4.0 * mn * (planes * s + 1 + beta_reads) / bw * 1e6 + kLaunchUs;
+    // The reduce kernel, one thread per element of C, adds eight partial planes per round trip to
+    // L2: a few outputs split many ways wait on those round trips, not on the bytes (8x2304x768
+    // split 32: 7 us over the bytes' time; perf-log 57).
+    const double passes = std::ceil(mn / (double(gpu.sms) * 2048));
+    const double chain = passes * std::ceil(planes * s / 8.0) * kL2RoundTripUs;
+    us += std::max(4.0 * mn * (planes * s + 1 + beta_reads) / bw * 1e6, chain) + kLaunchUs;
     e.workspace = size_t(4.0 * planes * double(p.m) * double(partial_pitch(p)) * s);
   }
   e.us = us;
