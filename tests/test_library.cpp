@@ -93,6 +93,18 @@ TEST(Dispatch, HugeKWithFewTilesSplitsK) {
     }
 }
 
+// Few rows, long K (perf-log 57-58): tensor_fp32 on 9.0 takes the 16-row dmma tile (measured 1.18x
+// cuBLAS SGEMM on 32x1760x1760 and 1.31x on 32x256x100000, where 64x64 split 8-14 ways ran 0.82x and
+// warptiled 0.76x).
+TEST(Dispatch, FewRowsLongKTakeTheSixteenRowTensorTile) {
+  auto g = GpuModel::h100();
+  for (auto p : {shape(32, 1760, 1760), shape(32, 256, 100000)}) {
+    auto d = pick(g, p, MathMode::tensor_fp32);
+    EXPECT_EQ(d.family, "dmma") << describe(p) << ": " << d.why;
+    EXPECT_EQ(tile_of(d), "16x128x32") << describe(p) << ": " << d.why;
+  }
+}
+
 TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   auto g = GpuModel::h100();
   // Strict FP32: the TMA-fed SIMT family on Hopper, warptiled's widest tile elsewhere.

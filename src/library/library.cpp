@@ -474,8 +474,9 @@ class Library {
     // Else, in tensor_fp32, an FP32 entry of a family that can sum in FP64, in that arithmetic
     // (with_math): gemv-warp, FP32 sums alone, is another mode's choice.
     auto convertible = [&](const TuningEntry& e) {
-      return usable(e) && math == MathMode::tensor_fp32 &&
-             find_family(e.family)->fp64_accumulators(parse_params(*find_family(e.family), with_math(e.family, e.params, math)));
+      if (math != MathMode::tensor_fp32 || !usable(e)) return false;
+      auto& f = *find_family(e.family);
+      return f.fp64_accumulators(parse_params(f, with_math(e.family, e.params, math)));
     };
     auto lookup = [&](const TuningDb& db) {
       auto* e = db.best(dev.name, arch, "", p, exact, measured_in_mode);

@@ -141,10 +141,11 @@ const TuningEntry* TuningDb::best(const std::string& gpu, const std::string& arc
   double best_d = std::numeric_limits<double>::infinity();
   for (auto& e : entries_) {
     if (e.arch != arch || (!e.gpu.empty() && e.gpu != gpu) || (!family.empty() && e.family != family)) continue;
-    if (accept && !accept(e)) continue;
     double d = distance(want, parse_class(e.shape_class));
     if (d < best_d || (d == best_d && out && e.gflops > out->gflops)) {
       if (d == std::numeric_limits<double>::infinity() || (exact && d > 0)) continue;
+      // Asked only of an entry that would win (the library's asks plan the configuration).
+      if (accept && !accept(e)) continue;
       best_d = d;
       out = &e;
     }
