@@ -31,6 +31,10 @@ class HopperSimt final : public KernelFamily {
              "bank conflicts of K-contiguous tiles (row-major A, transposed B): none, TMA's swizzle of their rows "
              "where a quarter-warp reads several of them at one k, or of every K-contiguous tile (all)",
              {"none", "swizzle", "all"}},
+            {"fragments", {0}, 0, 2,
+             "register fragments: each step's loaded just before its FFMAs (single); B's one step ahead into a second "
+             "set (double-b); A's and B's (double)",
+             {"single", "double-b", "double"}},
             {"splitk", {1}, 1, 256,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
              "have their K split this many ways, the partial sums added by the last split to finish"}};
@@ -66,7 +70,8 @@ class HopperSimt final : public KernelFamily {
     return {tiled::define("BM", t[0]),          tiled::define("BN", t[1]), tiled::define("BK", t[2]),
             tiled::define("WM", w[0]),          tiled::define("WN", w[1]), tiled::define("TM", r[0]),
             tiled::define("TN", r[1]),          tiled::define("STAGES", v.at("stages")[0]),
-            tiled::define("GROUP", v.at("group")[0]), tiled::define("SWIZZLE_A", swizzled(v).a),
+            tiled::define("GROUP", v.at("group")[0]), tiled::define("FRAGMENTS", v.at("fragments")[0] + 1),
+            tiled::define("SWIZZLE_A", swizzled(v).a),
             tiled::define("SWIZZLE_B", swizzled(v).b)};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
@@ -155,10 +160,12 @@ class HopperSimt final : public KernelFamily {
     const int share = std::min(240, (launch + 4 * (launch - 56) / consumer_warps(v)) / 8 * 8);
     return share > launch ? share : std::min(kMaxRegisters, 65536 / threads(v));
   }
-  // Accumulators, one chunk of A (TM x 4), one 4 x 4 block of B, ~24 for addresses and the loop.
+  // Accumulators, one chunk of A (TM x 4) and one 4 x 4 block of B (two of B with double-b, two of
+  // each with double), ~24 for addresses and the loop.
   static int registers(const ParamValues& v) {
     auto& r = v.at("vpt");
-    return r[0] * r[1] + 4 * r[0] + 16 + 24;
+    const int frag = v.at("fragments")[0];
+    return r[0] * r[1] + 4 * r[0] * (frag == 2 ? 2 : 1) + 16 * (frag ? 2 : 1) + 24;
   }
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");

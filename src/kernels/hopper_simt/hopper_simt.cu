@@ -112,53 +112,90 @@ __device__ inline void produce(const TensorMaps& maps, float* smem, unsigned lon
   }
 }
 
-// One K tile's FFMAs, in chunks of 4 k: the thread's TM x 4 values of A, then B's values for its
-// columns (four at one k, or one column's four k, as the tile delivers them) and their FFMAs.
+// A K tile is read in chunks of 4 k: the thread's TM x 4 values of A, then B in steps, each the
+// values of BSTEP columns at the chunk's 4 k (four columns one k per load where B is outer-
+// contiguous, one column's four k per load where it is K-contiguous) and their FFMAs.
+constexpr int BSTEP = B_N_CONTIG ? 4 : 1;
+constexpr int STEPS = TN / BSTEP, CHUNKS = BK / KCHUNK;
+using FragA = float[TM][KCHUNK];
+using FragB = float[BSTEP][KCHUNK];
+
+template <class RowsA>
+__device__ inline void load_a(FragA& a, const float* As, const RowsA& rows, int k0) {
+#pragma unroll
+  for (int i = 0; i < TM; i += A_K_CONTIG ? 1 : 4)
+#pragma unroll
+    for (int kk = 0; kk < (A_K_CONTIG ? 1 : KCHUNK); ++kk) {
+      const float4 v = TileA::read4(As, rows.at(i), k0 + kk);
+      if (A_K_CONTIG) a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
+      else a[i][kk] = v.x, a[i + 1][kk] = v.y, a[i + 2][kk] = v.z, a[i + 3][kk] = v.w;
+    }
+}
+
+template <class ColsB>
+__device__ inline void load_b(FragB& b, const float* Bs, const ColsB& cols, int k0, int step) {
+  if (B_N_CONTIG) {
+#pragma unroll
+    for (int kk = 0; kk < KCHUNK; ++kk) {
+      const float4 v = TileB::read4(Bs, cols.at(step * 4), k0 + kk);
+      b[0][kk] = v.x, b[1][kk] = v.y, b[2][kk] = v.z, b[3][kk] = v.w;
+    }
+  } else {
+    const float4 v = TileB::read4(Bs, cols.at(step), k0);
+    b[0][0] = v.x, b[0][1] = v.y, b[0][2] = v.z, b[0][3] = v.w;
+  }
+}
+
+__device__ inline void fma_step(float (&acc)[TM][TN], const FragA& a, const FragB& b, int step) {
+#pragma unroll
+  for (int kk = 0; kk < KCHUNK; ++kk)
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int jj = 0; jj < BSTEP; ++jj)
+        acc[i][step * BSTEP + jj] = fmaf(a[i][kk], b[jj][kk], acc[i][step * BSTEP + jj]);
+}
+
+// One K tile's FFMAs. FRAGMENTS == 1 (single): each step's loads just before its FFMAs (a step's B
+// values are used at once: with A K-contiguous too, gathering a chunk's columns first made ptxas
+// hoist loads until the defaults spilled). Otherwise the next step's B values are loaded before
+// this step's FFMAs, into the other of two sets, so no load waits for FFMAs still reading the
+// registers it writes (perf-log 20: at 8x16 ten LDS carried 28 % of the dispatch stalls that way)
+// and each load has a step of FFMAs to arrive; the next chunk's A comes after the chunk's last
+// FFMAs (2, double-b: 4·TM registers fewer, for 8x16) or before them into a second set (3, double).
 template <class RowsA, class ColsB>
 __device__ inline void compute(float (&acc)[TM][TN], const float* As, const float* Bs, const RowsA& rows,
                                const ColsB& cols) {
+  if (FRAGMENTS == 1) {
 #pragma unroll
-  for (int k0 = 0; k0 < BK; k0 += KCHUNK) {
-    float a[TM][KCHUNK];
+    for (int c = 0; c < CHUNKS; ++c) {
+      FragA a;
+      load_a(a, As, rows, c * KCHUNK);
 #pragma unroll
-    for (int i = 0; i < TM; i += A_K_CONTIG ? 1 : 4)
-#pragma unroll
-      for (int kk = 0; kk < (A_K_CONTIG ? 1 : KCHUNK); ++kk) {
-        const float4 v = TileA::read4(As, rows.at(i), k0 + kk);
-        if (A_K_CONTIG) a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
-        else a[i][kk] = v.x, a[i + 1][kk] = v.y, a[i + 2][kk] = v.z, a[i + 3][kk] = v.w;
-      }
-    if (B_N_CONTIG) {
-      // Per group of 4 columns, one load per k: b[jj][kk].
-#pragma unroll
-      for (int j0 = 0; j0 < TN; j0 += 4) {
-        float b[4][KCHUNK];
-#pragma unroll
-        for (int kk = 0; kk < KCHUNK; ++kk) {
-          const float4 v = TileB::read4(Bs, cols.at(j0), k0 + kk);
-          b[0][kk] = v.x, b[1][kk] = v.y, b[2][kk] = v.z, b[3][kk] = v.w;
-        }
-#pragma unroll
-        for (int kk = 0; kk < KCHUNK; ++kk)
-#pragma unroll
-          for (int i = 0; i < TM; ++i)
-#pragma unroll
-            for (int jj = 0; jj < 4; ++jj) acc[i][j0 + jj] = fmaf(a[i][kk], b[jj][kk], acc[i][j0 + jj]);
-      }
-    } else {
-      // One load brings a column's 4 k, used at once: with A K-contiguous too, gathering four
-      // columns first made ptxas hoist loads until the defaults spilled.
-#pragma unroll
-      for (int j = 0; j < TN; ++j) {
-        const float4 v = TileB::read4(Bs, cols.at(j), k0);
-        const float b[KCHUNK] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int kk = 0; kk < KCHUNK; ++kk)
-#pragma unroll
-          for (int i = 0; i < TM; ++i) acc[i][j] = fmaf(a[i][kk], b[kk], acc[i][j]);
+      for (int t = 0; t < STEPS; ++t) {
+        FragB b;
+        load_b(b, Bs, cols, c * KCHUNK, t);
+        fma_step(acc, a, b, t);
       }
     }
+    return;
   }
+  constexpr int A_SETS = FRAGMENTS == 3 ? 2 : 1;
+  FragA a[A_SETS];
+  FragB b[2];
+  load_a(a[0], As, rows, 0);
+  load_b(b[0], Bs, cols, 0, 0);
+#pragma unroll
+  for (int c = 0; c < CHUNKS; ++c)
+#pragma unroll
+    for (int t = 0; t < STEPS; ++t) {
+      const int n = c * STEPS + t;
+      const bool next_chunk = t + 1 == STEPS && c + 1 < CHUNKS;
+      if (n + 1 < CHUNKS * STEPS) load_b(b[(n + 1) % 2], Bs, cols, (n + 1) / STEPS * KCHUNK, (n + 1) % STEPS);
+      if (A_SETS == 2 && next_chunk) load_a(a[(c + 1) % 2], As, rows, (c + 1) * KCHUNK);
+      fma_step(acc, a[c % A_SETS], b[n % 2], t);
+      if (A_SETS == 1 && next_chunk) load_a(a[0], As, rows, (c + 1) * KCHUNK);
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(NT, 1)
