@@ -120,6 +120,14 @@ TEST_F(CompileTest, EverySearchSpaceConfigurationCompiles) {
         jobs.push_back({f, d, f->name() + " default, variant " + std::to_string(bits), true});
       }
   }
+  // hopper-simt's fragments a step ahead, at the defaults, in every operand layout: no spills.
+  const auto& simt = *find_family("hopper-simt");
+  for (const char* point : {"fragments=double", "fragments=double-b"})
+    for (int bits = 0; bits < 4; ++bits) {
+      auto d = simt.defines(parse_params(simt, point));
+      for (auto& x : Variant{bool(bits & 1), bool(bits & 2), true, true, true}.defines()) d.push_back(x);
+      jobs.push_back({&simt, d, std::string("hopper-simt ") + point + ", variant " + std::to_string(bits), true});
+    }
   // wgmma's accurate accumulation holds four fragments: it must fit without spilling.
   const auto& wgmma = *find_family("wgmma");
   jobs.push_back({&wgmma, wgmma.defines(parse_params(wgmma, "accum=kstep,tile=128x128x32,stages=3,slices=2")),

@@ -459,6 +459,10 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   EXPECT_NE(why("tile=128x256x16,warp=64x64,vpt=8x8").find("lanes, not the 32 of a warp"), std::string::npos);
   EXPECT_NE(why("tile=256x256x32,warp=64x64,vpt=8x16,stages=4").find("KB of shared memory"), std::string::npos);
   EXPECT_NE(why("vpt=16x16,warp=64x128,tile=128x256x16").find("registers per thread"), std::string::npos);
+  // Fragments a step ahead: two sets of B at 8x16 fit the consumers' 224 registers, two of A too do not.
+  EXPECT_EQ(why("tile=128x256x16,warp=64x64,vpt=8x16,fragments=double-b"), "");
+  EXPECT_NE(why("tile=128x256x16,warp=64x64,vpt=8x16,fragments=double").find("needs about 248 registers"),
+            std::string::npos);
   EXPECT_NE(why("tile=256x512x16").find("outside 4..256"), std::string::npos);  // one TMA box a side
   EXPECT_NE(why("tile=64x96x16,warp=32x32,vpt=4x8").find("6 consumer warps do not fill whole warpgroups"),
             std::string::npos);
