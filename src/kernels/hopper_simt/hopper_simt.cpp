@@ -35,6 +35,10 @@ class HopperSimt final : public KernelFamily {
              "register fragments: each step's loaded just before its FFMAs (single); B's one step ahead into a second "
              "set (double-b); A's and B's (double)",
              {"single", "double-b", "double"}},
+            {"transpose", {0}, 0, 1,
+             "compute C, or Cᵀ = op(B)ᵀ·op(A)ᵀ written transposed: each operand's tile lies the other way round "
+             "(row-major NN runs as TT), C stored a value at a time",
+             {"no", "yes"}},
             {"splitk", {1}, 1, 256,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
              "have their K split this many ways, the partial sums added by the last split to finish"}};
@@ -78,6 +82,7 @@ class HopperSimt final : public KernelFamily {
     return {dim3(unsigned(std::min<long long>(tiles(v, p), 1ll << 30))), dim3(unsigned(threads(v))), size_t(smem(v))};
   }
   bool persistent(const ParamValues&) const override { return true; }
+  bool transposes(const ParamValues& v) const override { return v.at("transpose")[0] == 1; }
   // The split tail's ways are gridDim.z (one binary serves every split); no reduce kernel: the last
   // split of each tile adds the partial sums, counted on one arrival counter per tile.
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
