@@ -98,7 +98,8 @@ TEST(Dispatch, HugeKWithFewTilesSplitsK) {
 // warptiled 0.76x).
 TEST(Dispatch, FewRowsLongKTakeTheSixteenRowTensorTile) {
   auto g = GpuModel::h100();
-  for (auto p : {shape(32, 1760, 1760), shape(32, 256, 100000)}) {
+  // 8 rows: 64x64 tiles (mostly padding) ran 4.5-6 us over their estimate where 16x128 did not.
+  for (auto p : {shape(32, 1760, 1760), shape(32, 256, 100000), shape(8, 2304, 768), shape(8, 3072, 768)}) {
     auto d = pick(g, p, MathMode::tensor_fp32);
     EXPECT_EQ(d.family, "dmma") << describe(p) << ": " << d.why;
     EXPECT_EQ(tile_of(d), "16x128x32") << describe(p) << ": " << d.why;

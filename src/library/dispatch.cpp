@@ -21,6 +21,10 @@ namespace {
 constexpr double kLaunchUs = 2.0;
 // One round trip of a dependent load chain to L2 (the split-K reduce's, perf-log 57).
 constexpr double kL2RoundTripUs = 0.7;
+// A tile at least four times the product's rows (or columns) over it, mostly padding: 64x64 and
+// 32x128 dmma tiles over 8 rows ran 4.5 us over the estimate unsplit and ~6 us at splits 6-8, where
+// 16-row tiles ran within 1-2 us of it (8x2304x768; results/h100/model/splits-6b7d960, perf-log 57).
+constexpr double kPaddedTileUs = 5.0;
 // 3xTF32 wgmma's packed calls start slower than the tiled kernels beyond what the model counts:
 // 9-14.5 us over it at 256³, 513³ and 2048x16x2048, where the tiled families ran 2.5-5 us over
 // (results/h100/dmma/96caad5, candidates measured; perf-log 54).
@@ -261,6 +265,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (kBetaStoreShare * bw));
   t_mem = std::max(t_mem, out_bytes / (c.store_share * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
+  if (bm >= 4 * p.m || bn >= 4 * p.n) us += kPaddedTileUs;
   if (s > 1) {
     // The reduce kernel, one thread per element of C, adds eight partial planes per round trip to
     // L2: a few outputs split many ways wait on those round trips, not on the bytes (8x2304x768
