@@ -106,6 +106,15 @@ TEST(Dispatch, FewRowsLongKTakeTheSixteenRowTensorTile) {
   }
 }
 
+// hopper-simt's split tail pays ~10 us for each round of split units after the first (perf-log 62):
+// 512x2304x768 NT (72 tiles) measured 68.3 us split 3 (two rounds), 74.7 split 5 (three), 87.7 split 6.
+TEST(Dispatch, SplitTailCountsItsRounds) {
+  auto d = pick(GpuModel::h100(), shape(512, 2304, 768, Layout::row_major, Trans::no, Trans::yes),
+                MathMode::strict_fp32);
+  EXPECT_EQ(d.family, "hopper-simt") << d.why;
+  EXPECT_EQ(d.splits, 3) << d.why;
+}
+
 TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   auto g = GpuModel::h100();
   // Strict FP32: the TMA-fed SIMT family on Hopper, warptiled's widest tile elsewhere.

@@ -110,6 +110,13 @@ const Candidate kSimtHopper[] = {
     {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.72},
     {"hopper-simt", "tile=64x256x32,warp=32x64,vpt=8x8,stages=5", 168, 0.71, Candidate::simt, 0.71},
 };
+// hopper-simt's split tail over more than one round of split units: each round after the first
+// ran ~10 us over the model for full tiles (its arithmetic and one fix-up charged), in proportion
+// to the tiles' share of real outputs: 512x2304x768 NT split 1-6 fit 79.2 us = W + 10.5 and W/s + 10.5
+// per round within 2 us, 512x3072x768, 512x3072x1024 and 64x12288x4096 NT within 2 us; 8-row
+// products' rounds (an eighth of a tile real) within the spread (results/h100/simt/tail-1776d40,
+// the candidates of results/h100/model/candidates-b58666e and gemv-table/1843e42; perf-log 62).
+constexpr double kSimtSplitRoundUs = 10.0;
 // A short K (a rank-K update): outer, whose time is C's store (one 16-byte store per row and
 // thread, many small blocks). Its rate: one broadcast load of op(A) per 4 FMAs; measured 10.9-11.6
 // TFLOP/s at K = 16 to 64 (0.17 of the FFMA rate; results/h100/simt/issue30-acd8273), so it wins
@@ -317,6 +324,7 @@ void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, c
 // (split_tail.cuh): whole waves of whole tiles, then rounds of split units, each split's partial
 // sums written and read back by the tile's last split at one SM's share of the L2 bandwidth.
 // `k_whole` is the K a whole tile runs (its K tiles, rounded as the kernel loads them).
+// `round_us`: what each round of split units after the first costs beyond its arithmetic.
 struct Persistent {
   double compute_s;  // the busiest SM's compute and fix-up time
   int splits;
@@ -324,7 +332,7 @@ struct Persistent {
   size_t workspace;  // the partial sums' bytes
 };
 Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktiles, long long bm, long long bn,
-                           long long bk, double k_whole, int s, double sm_rate) {
+                           long long bk, double k_whole, int s, double sm_rate, double round_us = 0) {
   const long long blocks = s > 1 ? std::min<long long>(tiles, gpu.sms / s) * s : std::min<long long>(tiles, gpu.sms);
   const auto plan = tail::schedule(tiles, std::max(1ll, blocks), s, int(std::min<long long>(ktiles, 1ll << 30)));
   const double rounds_whole = double(ceil_div(plan.whole, std::max(1ll, blocks)));
@@ -333,7 +341,8 @@ Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktile
   const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
   const double t_fix = plan.splits > 1 ? (1 + plan.splits) * tile_bytes / l2_per_sm : 0;
   Persistent r;
-  r.compute_s = (rounds_whole * k_whole + rounds_split * k_split) * 2.0 * bm * bn / sm_rate + t_fix;
+  r.compute_s = (rounds_whole * k_whole + rounds_split * k_split) * 2.0 * bm * bn / sm_rate + t_fix +
+                std::max(0.0, rounds_split - 1) * round_us * 1e-6;
   r.splits = plan.splits;
   r.waves = double(plan.units()) / gpu.sms;
   r.workspace = plan.splits > 1
@@ -349,7 +358,9 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
   const long long bm = t[0], bn = t[1], bk = t[2];
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
-  const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate);
+  const double valid = double(p.m) * double(p.n) / (double(tiles) * double(bm * bn));
+  const auto run =
+      persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate, kSimtSplitRoundUs * valid);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
   const double t_store =

@@ -262,16 +262,20 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     long long m0, n0;
     tile_origin(w, tiles_m, tiles_n, m0, n0);
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
+    for (int i = 0; i < TM; ++i) {
+      if (vec) {
 #pragma unroll
-      for (int j = 0; j < TN; j += 4) {
-        if (vec) {
-          gl::store_c4(g, m0 + rows.at(i), n0 + cols.at(j), &acc[i][j], true);
-        } else {
-#pragma unroll
-          for (int jj = 0; jj < 4; ++jj) gl::store_c(g, m0 + rows.at(i), n0 + cols.at(j + jj), acc[i][j + jj]);
-        }
+        for (int j = 0; j < TN; j += 4) gl::store_c4(g, m0 + rows.at(i), n0 + cols.at(j), &acc[i][j], true);
+        continue;
       }
+      // A float at a time: with beta, the row's old values all read before any is written (one
+      // round trip to memory per row, not one per value: a store may alias a later load).
+      float old[TN];
+#pragma unroll
+      for (int j = 0; j < TN; ++j) old[j] = gl::old_c(g, m0 + rows.at(i), n0 + cols.at(j));
+#pragma unroll
+      for (int j = 0; j < TN; ++j) gl::store_c_old(g, m0 + rows.at(i), n0 + cols.at(j), acc[i][j], old[j]);
+    }
   }
 }
 
