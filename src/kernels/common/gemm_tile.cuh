@@ -57,26 +57,27 @@ struct Operand {
 __device__ inline Operand operand_a(const GemmArgs& g) { return {g.a, g.a_row, g.a_col, g.m, g.k}; }
 __device__ inline Operand operand_b(const GemmArgs& g) { return {g.b, g.b_col, g.b_row, g.n, g.k}; }
 
-// C's old value at (i, j) where beta != 0 and the element exists, else 0 (beta = 0 never reads C:
-// it may hold NaN).
-__device__ inline float old_c(const GemmArgs& g, long long i, long long j) {
-  return g.beta != 0.0f && i < g.m && j < g.n && !ABLATE_NO_STORE ? g.c[i * g.c_row + j * g.c_col] : 0.0f;
-}
-
-// Epilogue for one element, its old value read already (old_c).
-__device__ inline void store_c_old(const GemmArgs& g, long long i, long long j, float acc, float old) {
+// Epilogue for one element: beta = 0 never reads C (it may hold NaN).
+__device__ inline void store_c(const GemmArgs& g, long long i, long long j, float acc) {
   if (i >= g.m || j >= g.n) return;
   float* c = g.c + i * g.c_row + j * g.c_col;  // c_col: 1, or ldc for a transposed product's C
   if (ABLATE_NO_STORE) {  // a test that never holds keeps the accumulation alive
     if (__float_as_uint(acc) == 0x7fc00001u) *c = acc;
     return;
   }
-  *c = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * old;
+  *c = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * *c;
 }
 
-// Epilogue for one element.
-__device__ inline void store_c(const GemmArgs& g, long long i, long long j, float acc) {
-  store_c_old(g, i, j, acc, old_c(g, i, j));
+// The same in two steps, for a caller that reads a run of old values before writing any (a store
+// may alias a later load, so each load would wait for the store before it): old_c is C's old
+// value at (i, j) where beta != 0 and the element exists, else 0; store_c_old writes the element.
+__device__ inline float old_c(const GemmArgs& g, long long i, long long j) {
+  return g.beta != 0.0f && i < g.m && j < g.n && !ABLATE_NO_STORE ? g.c[i * g.c_row + j * g.c_col] : 0.0f;
+}
+__device__ inline void store_c_old(const GemmArgs& g, long long i, long long j, float acc, float old) {
+  if (i >= g.m || j >= g.n) return;
+  if (ABLATE_NO_STORE) return store_c(g, i, j, acc);
+  g.c[i * g.c_row + j * g.c_col] = g.beta == 0.0f ? g.alpha * acc : g.alpha * acc + g.beta * old;
 }
 
 // C(i, j) summed as cuBLAS SGEMM sums it: FP32 fused multiply-adds over k, from the caller's
@@ -134,15 +135,11 @@ __device__ inline void store_c_run(const GemmArgs& g, long long i, long long j, 
     for (int t = 0; t < W; ++t) store_c(g, i, j + t, v[t]);
     return;
   }
-  // A float at a time: the row's address once, then one bound per column; with beta, every old
-  // value read before any is written (a store may alias a later load, so each load would wait for
-  // the store before it: W round trips to memory instead of one).
-  float old[W];
-#pragma unroll
-  for (int t = 0; t < W; ++t) old[t] = g.beta != 0.0f && j + t < g.n ? row[(j + t) * g.c_col] : 0.0f;
-#pragma unroll
-  for (int t = 0; t < W; ++t)
-    if (j + t < g.n) row[(j + t) * g.c_col] = g.beta == 0.0f ? g.alpha * v[t] : g.alpha * v[t] + g.beta * old[t];
+  // A float at a time: the row's address once, then one bound per column.
+  for (int t = 0; t < W && j + t < g.n; ++t) {
+    float* c = row + (j + t) * g.c_col;
+    *c = g.beta == 0.0f ? g.alpha * v[t] : g.alpha * v[t] + g.beta * *c;
+  }
 }
 __device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC,
                                 bool padded = false) {
