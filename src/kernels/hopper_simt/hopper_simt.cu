@@ -268,14 +268,15 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int j = 0; j < TN; j += 4) gl::store_c4(g, m0 + rows.at(i), n0 + cols.at(j), &acc[i][j], true);
         continue;
       }
-      if (g.beta == 0.0f) {
+      if (!B_N_CONTIG) {
 #pragma unroll
         for (int j = 0; j < TN; ++j) gl::store_c(g, m0 + rows.at(i), n0 + cols.at(j), acc[i][j]);
         continue;
       }
-      // A float at a time, with beta: the row's old values all read before any is written (one
-      // round trip to memory per row, not one per value: a store may alias a later load; pad-1000,
-      // beta = 0.25, ran 19 us over beta = 0 with a read before each write, perf-log 62).
+      // Adjacent columns a float at a time (C's rows not 16-byte aligned): with beta, the row's old
+      // values all read before any is written, one round trip to memory per row, not one per value
+      // (a store may alias a later load; pad-1000, beta = 0.25, ran 19 us over beta = 0 with a read
+      // before each write). Where B is K-contiguous the same cost 2 % at beta = 0 (perf-log 62).
       float old[TN];
 #pragma unroll
       for (int j = 0; j < TN; ++j) old[j] = gl::old_c(g, m0 + rows.at(i), n0 + cols.at(j));
