@@ -113,7 +113,7 @@ const Candidate kSimtHopper[] = {
 // hopper-simt's split tail over more than one round of split units: each round after the first
 // ran ~10 us over the model for full tiles (its arithmetic and one fix-up charged), in proportion
 // to the tiles' share of real outputs: 512x2304x768 NT split 1-6 fit 79.2 us = W + 10.5 and W/s + 10.5
-// per round within 2 us, 512x3072x768, 512x3072x1024 and 64x12288x4096 NT within 2 us; 8-row
+// per round within 2 us, 512x3072x768 and 512x3072x1024 NT within 2 us, 64x12288x4096 NT 2.7; 8-row
 // products' rounds (an eighth of a tile real) within the spread (results/h100/simt/tail-1776d40,
 // the candidates of results/h100/model/candidates-b58666e and gemv-table/1843e42; perf-log 62).
 constexpr double kSimtSplitRoundUs = 10.0;
