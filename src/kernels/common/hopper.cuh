@@ -36,18 +36,13 @@ __device__ inline void mbar_expect_bytes(unsigned long long* bar, unsigned bytes
 }
 // Waits until the phase of this parity has completed. A fresh barrier counts as having completed
 // the phase of parity 1, so producers wait on (round & 1) ^ 1 and pass at once in round 0.
-// The suspend-time hint lets the waiting thread sleep until the phase completes: without it
-// try_wait returns after a few cycles, and a producer waiting for a free slot spun ~1.7e8 times
-// per 4096^3 hopper-simt product (an issue slot every few cycles taken from the consumer warps
-// beside it on its SM sub-partition; perf-log 63).
-constexpr unsigned kMbarSuspendNs = 10000000;
 __device__ inline void mbar_wait(unsigned long long* bar, unsigned parity) {
   unsigned done = 0;
   do {
     asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\nselp.u32 %0, 1, 0, p;\n}\n"
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
         : "=r"(done)
-        : "r"(smem_addr(bar)), "r"(parity), "r"(kMbarSuspendNs)
+        : "r"(smem_addr(bar)), "r"(parity)
         : "memory");
   } while (!done);
 }
