@@ -100,6 +100,13 @@ __device__ inline void store_c_split(const GemmArgs& g, long long i, long long j
   if (i >= g.m || j >= g.n) return;
   store_c(g, i, j, PRODUCTS != 3 || isfinite(acc) ? acc : fp32_dot(g, i, j));
 }
+// The same with C's old value read before (old_c), for an epilogue that reads several before it
+// writes any.
+template <int PRODUCTS>
+__device__ inline void store_c_split_old(const GemmArgs& g, long long i, long long j, float acc, float old) {
+  if (i >= g.m || j >= g.n) return;
+  store_c_old(g, i, j, PRODUCTS != 3 || isfinite(acc) ? acc : fp32_dot(g, i, j), old);
+}
 
 // W (2 or 4) consecutive columns of one row, j a multiple of W: one 8- or 16-byte access when
 // aligned (vec: rows 16-byte aligned) and inside C, or inside its row's padding (padded: split-K's

@@ -293,23 +293,28 @@ __device__ inline void wgmma_s8(int (&d)[128], unsigned long long a, unsigned lo
       : "l"(a), "l"(b), "r"(scale_d));
 }
 
-// Calls f(row, column, value) for each accumulator element a consumer thread holds of a warpgroup's
-// MW x 64 rows of a tile at (r0, c0): d[4j + {0,1}] at row 16·warp + lane/4, columns 8j + 2·(lane%4)
-// + {0,1}; d[4j + {2,3}] eight rows below.
+// Calls f(row, column, values) for each quad of accumulator elements a consumer thread holds of a
+// warpgroup's MW x 64 rows of a tile at (r0, c0): values d[4j .. 4j + 3], at row 16·warp + lane/4,
+// columns 8j + 2·(lane%4) + {0,1} (d[4j + {0,1}]) and the same columns eight rows below.
 template <int MW, int R, class T, class F>
-__device__ inline void each_element(T (&acc)[MW][R], long long r0, long long c0, int warp, int lane, F f) {
+__device__ inline void each_quad(T (&acc)[MW][R], long long r0, long long c0, int warp, int lane, F f) {
 #pragma unroll
   for (int i = 0; i < MW; ++i) {
     const long long r = r0 + i * 64 + warp * 16 + lane / 4;
 #pragma unroll
-    for (int j = 0; j < R / 4; ++j) {
-      const long long c = c0 + j * 8 + 2 * (lane % 4);
-      f(r, c, acc[i][4 * j]);
-      f(r, c + 1, acc[i][4 * j + 1]);
-      f(r + 8, c, acc[i][4 * j + 2]);
-      f(r + 8, c + 1, acc[i][4 * j + 3]);
-    }
+    for (int j = 0; j < R / 4; ++j) f(r, c0 + j * 8 + 2 * (lane % 4), &acc[i][4 * j]);
   }
+}
+
+// The same, f(row, column, value) for each element.
+template <int MW, int R, class T, class F>
+__device__ inline void each_element(T (&acc)[MW][R], long long r0, long long c0, int warp, int lane, F f) {
+  each_quad(acc, r0, c0, warp, lane, [&](long long r, long long c, const T* d) {
+    f(r, c, d[0]);
+    f(r, c + 1, d[1]);
+    f(r + 8, c, d[2]);
+    f(r + 8, c + 1, d[3]);
+  });
 }
 
 // An operand TMA cannot read as given (rows not 16-byte aligned) copied to rows of `pitch` floats

@@ -392,9 +392,18 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int j = 0; j < BN / 2; ++j) acc[i][j] -= comp[i][j];
 #endif
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
+      // With beta, a quad's four old values of C are read before any is written: a store may alias
+      // a later load, so element by element each load waited for the store before it (perf-log 65).
+      auto store_quad = [&](long long r, long long c, const float* v) {
+        const float old[4] = {gl::old_c(g, r, c), gl::old_c(g, r, c + 1), gl::old_c(g, r + 8, c),
+                              gl::old_c(g, r + 8, c + 1)};
+        gl::store_c_split_old<MODE>(g, r, c, v[0], old[0]);
+        gl::store_c_split_old<MODE>(g, r, c + 1, v[1], old[1]);
+        gl::store_c_split_old<MODE>(g, r + 8, c, v[2], old[2]);
+        gl::store_c_split_old<MODE>(g, r + 8, c + 1, v[3], old[3]);
+      };
       if (w.split < 0) {
-        each_element(acc, r0, c0, warp, lane,
-                     [&](long long r, long long c, float v) { gl::store_c_split<MODE>(g, r, c, v); });
+        each_quad(acc, r0, c0, warp, lane, store_quad);
         continue;
       }
       // A split of the tail: its partial sums go to the workspace; the tile's last split to arrive
@@ -403,8 +412,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       tail::store_partial(g.workspace, first + w.split, threadIdx.x, 128 * CONSUMERS, acc);
       if (!tail::last_arrival(g.counters + w.tile, splits, 128 * CONSUMERS, &last_split)) continue;
       tail::add_partials(g.workspace, first, splits, threadIdx.x, 128 * CONSUMERS, acc);
-      each_element(acc, r0, c0, warp, lane,
-                   [&](long long r, long long c, float v) { gl::store_c_split<MODE>(g, r, c, v); });
+      each_quad(acc, r0, c0, warp, lane, store_quad);
       if (threadIdx.x == 0) g.counters[w.tile] = 0;
     }
   }  // consumers
