@@ -121,7 +121,8 @@ class Wgmma final : public KernelFamily {
             tiled::define("FLUSH", v.at("flush")[0]),
             tiled::define("CLUSTER", v.at("cluster")[0]),
             tiled::define("SLICES", v.at("slices")[0]),
-            tiled::define("A_REGS", a_registers(v))};
+            tiled::define("A_REGS", a_registers(v)),
+            tiled::define("TRANSPOSED", v.at("transpose")[0])};
   }
   // One block per output tile (a cluster per `cluster` tile rows), capped by the launcher at the
   // blocks that fit at once (persistent).

@@ -30,7 +30,8 @@
 //
 // transpose=yes is the launcher's alone (family_problem): the kernel is handed Cᵀ = op(B)ᵀ·op(A)ᵀ
 // with C's strides swapped, so a few-row product's large op(B) takes A's place (read in place,
-// split in registers) and its few rows become BN, down to the 16-wide wgmma.
+// split in registers) and its few rows become BN, down to the 16-wide wgmma. TRANSPOSED tells the
+// kernel only for its epilogue's form (store_tile).
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "split_tail.cuh"
@@ -392,13 +393,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int j = 0; j < BN / 2; ++j) acc[i][j] -= comp[i][j];
 #endif
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
-      // With beta and C's rows not 16-byte aligned (C_VEC 0: odd ldc, or the transposed product), a
-      // quad's four old values of C are read before any is written: a store may alias a later load,
-      // so element by element each load waited for the store before it (perf-log 65). Elsewhere
-      // the stores stay element by element: the quads' form cost 5 % at beta = 0 and 2-3 % at
-      // beta = 1 on aligned 2048³-4096³.
+      // With beta, a quad's four old values of C are read before any is written: a store may alias a
+      // later load, so element by element each load waited for the store before it (perf-log 65).
+      // Not in the transposed product: its binary with the beta branch ran 5 % slower at beta = 0.
       auto store_tile = [&] {
-#if !C_VEC
+#if !TRANSPOSED
         if (g.beta != 0.0f) {
           each_quad(acc, r0, c0, warp, lane, [&](long long r, long long c, const float* v) {
             const float old[4] = {gl::old_c(g, r, c), gl::old_c(g, r, c + 1), gl::old_c(g, r + 8, c),
