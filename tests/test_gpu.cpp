@@ -1217,6 +1217,7 @@ TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
                                       parse_params(f, "tile=128x128x32,warp=64x32,vpt=8x8,stages=3,splitk=3"),
                                       parse_params(f, "tile=64x64x8,warp=32x32,vpt=4x8,stages=2,group=1"),
                                       parse_params(f, "tile=64x256x32,warp=32x64,vpt=8x8,stages=5,splitk=4"),
+                                      parse_params(f, "tile=256x64x32,warp=32x64,vpt=8x8,stages=5,splitk=2"),
                                       parse_params(f, "fragments=double,splitk=2"),
                                       parse_params(f, "tile=128x256x16,warp=64x64,vpt=8x16,fragments=double-b"),
                                       parse_params(f, "fragments=double-b,transpose=yes,splitk=3")};

@@ -106,9 +106,13 @@ const Candidate kSimtFp64[] = {
 // TFLOP/s on 128 of 132 SMs at 64x8192x32768 row-major NT, split 4 (0.95x cuBLAS SGEMM; dcaf750,
 // perf-log 42); on the corpus's 512- and 4096-row NT products 0.98-0.99 of the 128x128 tile's speed
 // (066dcec): a rate of 0.71, NN taken as NT.
+// Few columns: 256x64 tiles, 45.4 TFLOP/s at 65536x64x1024 row-major TN on 1.94 waves (1.01x cuBLAS
+// SGEMM, where warptiled 64x64 ran 0.79x; column-major 64x65536x1024 alike), 46.2 and 46.9 at 4096³
+// and 8192³ NN: a rate of 0.72 (results/h100/simt/sk256-922e8bd, perf-log 66).
 const Candidate kSimtHopper[] = {
     {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.72},
     {"hopper-simt", "tile=64x256x32,warp=32x64,vpt=8x8,stages=5", 168, 0.71, Candidate::simt, 0.71},
+    {"hopper-simt", "tile=256x64x32,warp=32x64,vpt=8x8,stages=5", 168, 0.72, Candidate::simt, 0.70},
 };
 // hopper-simt's split tail over more than one round of split units: each round after the first
 // ran ~10 us over the model for full tiles (its arithmetic and one fix-up charged), in proportion
