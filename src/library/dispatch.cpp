@@ -108,7 +108,8 @@ const Candidate kSimtFp64[] = {
 // (066dcec): a rate of 0.71, NN taken as NT.
 // Few columns: 256x64 tiles, 45.4 TFLOP/s at 65536x64x1024 row-major TN on 1.94 waves (1.01x cuBLAS
 // SGEMM, where warptiled 64x64 ran 0.79x; column-major 64x65536x1024 alike), 46.2 and 46.9 at 4096³
-// and 8192³ NN: a rate of 0.72 (results/h100/simt/sk256-922e8bd, perf-log 66).
+// and 8192³ NN: a rate of 0.72; 45.1 and 45.5 NT: 0.70 (results/h100/simt/sk256-922e8bd,
+// skinny-65b5ec9; perf-log 66).
 const Candidate kSimtHopper[] = {
     {"hopper-simt", "tile=128x128x32,warp=32x64,vpt=8x8,stages=6", 168, 0.74, Candidate::simt, 0.72},
     {"hopper-simt", "tile=64x256x32,warp=32x64,vpt=8x8,stages=5", 168, 0.71, Candidate::simt, 0.71},
@@ -120,7 +121,9 @@ const Candidate kSimtHopper[] = {
 // per round within 2 us, 512x3072x768 and 512x3072x1024 NT within 2 us, 64x12288x4096 NT 2.7; 8-row
 // products' rounds (an eighth of a tile real) within the spread (results/h100/simt/tail-1776d40,
 // the candidates of results/h100/model/candidates-b58666e and gemv-table/1843e42; perf-log 62).
-constexpr double kSimtSplitRoundUs = 10.0;
+// wgmma's split tail alike: 128x64 split 3 at 768³ (two rounds) ran 10.7 us over the model without
+// it, its one-round points 1-3 us (results/h100/model/lowest-4430b89, round-65b5ec9; perf-log 67).
+constexpr double kSplitRoundUs = 10.0;
 // A short K (a rank-K update): outer, whose time is C's store (one 16-byte store per row and
 // thread, many small blocks). Its rate: one broadcast load of op(A) per 4 FMAs; measured 10.9-11.6
 // TFLOP/s at K = 16 to 64 (0.17 of the FFMA rate; results/h100/simt/issue30-acd8273), so it wins
@@ -355,6 +358,11 @@ Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktile
   return r;
 }
 
+// The share of the tiles' outputs that are the product's (the rest is padding of edge tiles).
+double real_share(const Problem& p, long long tiles, long long bm, long long bn) {
+  return double(p.m) * double(p.n) / (double(tiles) * double(bm * bn));
+}
+
 // hopper-simt: the persistent schedule at the family's FFMA rate; the memory floor is the inputs
 // read once and C written (and read, with beta).
 Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s) {
@@ -362,9 +370,8 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
   const long long bm = t[0], bn = t[1], bk = t[2];
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
-  const double valid = double(p.m) * double(p.n) / (double(tiles) * double(bm * bn));
   const auto run =
-      persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate, kSimtSplitRoundUs * valid);
+      persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate, kSplitRoundUs * real_share(p, tiles, bm, bn));
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
   const double t_store =
@@ -389,7 +396,7 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double kp = double(ceil_div(p.k, 32) * 32);
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
-  const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate);
+  const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate, kSplitRoundUs * real_share(p, tiles, bm, bn));
   // In place: A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
   const bool a_packed = (three && !raw_a) || p.trans_a == Trans::yes || p.lda % 4;
   const bool b_packed = three || p.trans_b == Trans::no || p.ldb % 4;
