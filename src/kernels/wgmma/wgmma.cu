@@ -393,29 +393,28 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int j = 0; j < BN / 2; ++j) acc[i][j] -= comp[i][j];
 #endif
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
-      // With beta, a quad's four old values of C are read before any is written: a store may alias a
-      // later load, so element by element each load waited for the store before it (perf-log 65).
-      // Not in the transposed product: its binary with the beta branch ran 5 % slower at beta = 0.
-      // The branch for beta = 0 comes first: with the quads' branch first the non-transposed binary
-      // ran pad-1000 at the old speed (perf-log 68).
+      // With beta, a quad's four old values of C are read before any is written, so that no load
+      // waits for a store that may alias it (perf-log 65); not in the transposed product, whose
+      // binary with the beta branch ran 5 % slower at beta = 0. The branches' order moves ptxas's
+      // schedule of split tiles: with beta = 0's branch first pad-1000 (beta 0.25, split 2) ran 22 %
+      // faster, but 1023³ and 1025³ (beta 0, split 2 and 6) 20-25 % slower; in this order neither
+      // moved. Measured over the whole corpus this order is the better (perf-log 68).
       auto store_tile = [&] {
 #if !TRANSPOSED
-        if (g.beta == 0.0f) {
-#endif
-          each_element(acc, r0, c0, warp, lane,
-                       [&](long long r, long long c, float v) { gl::store_c_split<MODE>(g, r, c, v); });
-#if !TRANSPOSED
+        if (g.beta != 0.0f) {
+          each_quad(acc, r0, c0, warp, lane, [&](long long r, long long c, const float* v) {
+            const float old[4] = {gl::old_c(g, r, c), gl::old_c(g, r, c + 1), gl::old_c(g, r + 8, c),
+                                  gl::old_c(g, r + 8, c + 1)};
+            gl::store_c_split_old<MODE>(g, r, c, v[0], old[0]);
+            gl::store_c_split_old<MODE>(g, r, c + 1, v[1], old[1]);
+            gl::store_c_split_old<MODE>(g, r + 8, c, v[2], old[2]);
+            gl::store_c_split_old<MODE>(g, r + 8, c + 1, v[3], old[3]);
+          });
           return;
         }
-        each_quad(acc, r0, c0, warp, lane, [&](long long r, long long c, const float* v) {
-          const float old[4] = {gl::old_c(g, r, c), gl::old_c(g, r, c + 1), gl::old_c(g, r + 8, c),
-                                gl::old_c(g, r + 8, c + 1)};
-          gl::store_c_split_old<MODE>(g, r, c, v[0], old[0]);
-          gl::store_c_split_old<MODE>(g, r, c + 1, v[1], old[1]);
-          gl::store_c_split_old<MODE>(g, r + 8, c, v[2], old[2]);
-          gl::store_c_split_old<MODE>(g, r + 8, c + 1, v[3], old[3]);
-        });
 #endif
+        each_element(acc, r0, c0, warp, lane,
+                     [&](long long r, long long c, float v) { gl::store_c_split<MODE>(g, r, c, v); });
       };
       if (w.split < 0) {
         store_tile();
