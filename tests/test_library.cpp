@@ -106,6 +106,23 @@ TEST(Dispatch, FewRowsLongKTakeTheSixteenRowTensorTile) {
   }
 }
 
+// strict_fp32 at most 8 rows (perf-log 70): the 8-row warptiled tile, in NT and NN and as the
+// transposed product of 8 columns (1.3-1.6x cuBLAS SGEMM at 8x16384x4096 NT and 8x4096x16384 NT,
+// where 16x128 ran 0.84-1.06x); at 16 rows 16x128, which reads op(B) once where two rows of 8-row
+// tiles read it twice (rhs-16x4096x4096: 32.5 us against 35.6).
+TEST(Dispatch, EightRowsTakeTheEightRowTile) {
+  auto g = GpuModel::h100();
+  for (auto p : {shape(8, 16384, 4096, Layout::row_major, Trans::no, Trans::yes),
+                 shape(8, 4096, 16384, Layout::row_major, Trans::no, Trans::yes), shape(4, 4096, 4096),
+                 shape(4096, 8, 4096, Layout::col_major)}) {
+    auto d = pick(g, p, MathMode::strict_fp32);
+    EXPECT_EQ(d.family, "warptiled") << describe(p) << ": " << d.why;
+    EXPECT_EQ(tile_of(d), "8x128x32") << describe(p) << ": " << d.why;
+  }
+  auto sixteen = pick(g, shape(16, 4096, 4096), MathMode::strict_fp32);
+  EXPECT_EQ(tile_of(sixteen), "16x128x16") << sixteen.why;
+}
+
 // hopper-simt's split tail pays ~10 us for each round of split units after the first (perf-log 62):
 // 512x2304x768 NT (72 tiles) measured 68.3 us split 3 (two rounds), 74.7 split 5 (three), 87.7 split 6.
 TEST(Dispatch, SplitTailCountsItsRounds) {

@@ -60,6 +60,10 @@ struct Candidate {
   // A 16-wide tile's rate where the product has at most kFewRows rows (a 16-row tile) or columns (a
   // 16-column tile), if different: its rate on squares is not its rate where it is the natural tile.
   double rate_few = 0;
+  // Only where the product has at most this many rows, if set: a tile that short reads op(B) once
+  // per row of tiles.
+  long long rows_max = 0;
+  double read_share_b_kcontig = 0;  // the read share when op(B) is K-contiguous, if different
 };
 
 constexpr long long kFewRows = 32;
@@ -68,6 +72,10 @@ constexpr long long kFewRows = 32;
 double rate_of(const Candidate& c, const Problem& p, long long bm = 0) {
   if (c.rate_few > 0 && (bm == 16 ? p.m : p.n) <= kFewRows) return c.rate_few;
   return p.trans_b == Trans::yes && c.rate_b_kcontig > 0 ? c.rate_b_kcontig : c.rate;
+}
+
+double read_share_of(const Candidate& c, const Problem& p) {
+  return p.trans_b == Trans::yes && c.read_share_b_kcontig > 0 ? c.read_share_b_kcontig : c.read_share;
 }
 
 // SIMT: warptiled tiles from wide (large products) to narrow (M or N up to 32, or 16). Rates of
@@ -82,8 +90,18 @@ const Candidate kSimt[] = {
     {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.55, Candidate::simt},
     {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt},
     {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45, Candidate::simt},
-    {"warptiled", "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", 80, 0.30, Candidate::simt},
+    // Where reads bound it (8 and 16 rows): op(B) read at 2.1 TB/s in NN (rhs-8 and rhs-16 x 4096 x
+    // 4096), at 1.6-1.7 K-contiguous (8x12288x4096, 8x16384x4096 NT; results/h100/simt/rows8cal-8bdb406).
+    {.family = "warptiled", .params = "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", .regs = 80, .rate = 0.30,
+     .kind = Candidate::simt, .read_share = 0.7, .read_share_b_kcontig = 0.55},
     {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4", 80, 0.30, Candidate::simt},
+    // Up to 8 rows: no padded rows, op(B) read at 2.2-2.5 TB/s in NN and NT (0.76 of 3.0) from split
+    // 2-8 on (8x16384x4096 NT 115.5 us, 1.35x cuBLAS SGEMM where 16x128 ran 0.84x; 8x8192x32768 NT
+    // 440.5, 1.38x; rhs-8x4096x4096 NN 29.3); a lone block (2 warps) at 0.15-0.16 of an SM's peak
+    // (8x768x3072 and 8x1024x4096 split 1): a rate of 0.42. At 16 rows, two rows of tiles each read
+    // op(B) and 16x128 ran 7-27 % faster (results/h100/simt/rows8cal-8bdb406; perf-log 70).
+    {.family = "warptiled", .params = "tile=8x128x32,warp=8x64,vpt=4x4,stages=4", .regs = 255, .rate = 0.42,
+     .kind = Candidate::simt, .read_share = 0.76, .rows_max = 8},
 };
 // tensor_fp32 on the CUDA cores: the same tiles with FP64 accumulators (accum=fp64: exact products
 // summed in FP64, 0.07-0.41x cuBLAS SGEMM's error; perf-log 37), at half their FP32 rates (64x64:
@@ -267,7 +285,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * planes * mn * s : 4.0 * mn * (1 + beta_reads);
-  double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) / c.read_share + out_bytes) / (bw * streams);
+  double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) / read_share_of(c, p) + out_bytes) / (bw * streams);
   // A leading dimension that is not a multiple of 4 floats: the library's plan takes the variant
   // without 16-byte accesses (launcher whole_alignment), C stored a float at a time. Measured on
   // warptiled 128x256 at tk-4096x4096x1 (lda = 1): 0.59 TB/s, against 1.9-2.0 TB/s for the same
@@ -582,7 +600,7 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
     for (auto& c : *list) {
       // The problem as this configuration computes it (transposed for transpose=yes).
       const Problem q = family_problem(*c.f, c.v, p);
-      if (!c.f->unsupported(c.v, q).empty()) continue;
+      if (!c.f->unsupported(c.v, q).empty() || (c.c->rows_max && q.m > c.c->rows_max)) continue;
       Estimate e;
       if (c.c->kind == Candidate::store_bound) {
         e = outer_time(gpu, q, *c.c, c.f->geometry(c.v, q));
