@@ -21,6 +21,11 @@ namespace {
 constexpr double kLaunchUs = 2.0;
 // One round trip of a dependent load chain to L2 (the split-K reduce's, perf-log 57).
 constexpr double kL2RoundTripUs = 0.7;
+// A round of resident blocks, where reads bound the kernel: its pipeline's fill (perf-log 72).
+constexpr double kRoundFillUs = 3.0;
+// The share of the busiest SMs' extra block that shows in a read-bound kernel's time: the others,
+// done early, leave it their bandwidth (8x128 tiles: 0.4-0.7 of the ratio's excess; perf-log 72).
+constexpr double kUnevenShare = 0.5;
 // A tile at least four times the product's rows (or columns) over it, mostly padding: 64x64 and
 // 32x128 dmma tiles over 8 rows ran 4.5 us over the estimate unsplit and ~6 us at splits 6-8, where
 // 16-row tiles ran within 1-2 us of it (8x2304x768; results/h100/model/splits-6b7d960, perf-log 57).
@@ -282,10 +287,23 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // Bytes stream at the full bandwidth only with enough blocks loading at once: two per SM
   // (rhs-16 x 4096 x 4096 ran at 1.7 TB/s with 640 blocks and 1.3 TB/s with fewer; perf-log 17).
   const double streams = std::min(1.0, blocks / (2.0 * gpu.sms));
+  // Where reads bound a short tile, the SMs holding a block more than others finish last: 8x128
+  // tiles over 288 blocks (3 on some SMs, 2 on the rest) ran 1.2-1.3x the time of 256 or 384; and
+  // each round of resident blocks a split adds waits for its pipeline to fill: split 16 and 32
+  // (4-16 rounds) ran 9-45 us over split 2 (one) at 8x16384x4096 and 8x32768x8192 NT (results/h100/
+  // simt/rows8splits-d4761c9, perf-log 72). Measured on that tile only: the other tiles' rates
+  // were fitted without these terms, and with them the model moved tensor_fp32 and
+  // tk-16384x16384x16 to configurations measured slower.
+  const bool balanced = c.rows_max > 0;
+  const double uneven =
+      balanced && blocks > gpu.sms ? 1 + kUnevenShare * (std::ceil(blocks / gpu.sms) / (blocks / gpu.sms) - 1) : 1;
+  const double added_rounds = balanced ? std::ceil(blocks / slots) - std::ceil(tiles / slots) : 0;
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * planes * mn * s : 4.0 * mn * (1 + beta_reads);
-  double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) / read_share_of(c, p) + out_bytes) / (bw * streams);
+  double t_mem =
+      (4.0 * (double(p.m) * p.k + double(p.k) * p.n) / read_share_of(c, p) * uneven + out_bytes) / (bw * streams) +
+      added_rounds * kRoundFillUs * 1e-6;
   // A leading dimension that is not a multiple of 4 floats: the library's plan takes the variant
   // without 16-byte accesses (launcher whole_alignment), C stored a float at a time. Measured on
   // warptiled 128x256 at tk-4096x4096x1 (lda = 1): 0.59 TB/s, against 1.9-2.0 TB/s for the same
