@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -119,6 +120,11 @@ TEST(Dispatch, EightRowsTakeTheEightRowTile) {
     EXPECT_EQ(d.family, "warptiled") << describe(p) << ": " << d.why;
     EXPECT_EQ(tile_of(d), "8x128x32") << describe(p) << ": " << d.why;
   }
+  // Its split puts as many blocks on every SM, near enough (perf-log 72: 288 blocks, 3 on some SMs
+  // and 2 on the rest, ran 1.27x the time of 384 at 8x4096x16384 NT).
+  auto d = pick(g, shape(8, 4096, 16384, Layout::row_major, Trans::no, Trans::yes), MathMode::strict_fp32);
+  const double blocks = 32.0 * d.splits, per_sm = blocks / g.sms;
+  EXPECT_LT(std::ceil(per_sm) / per_sm, 1.1) << d.splits << " splits: " << d.why;
   auto sixteen = pick(g, shape(16, 4096, 4096), MathMode::strict_fp32);
   EXPECT_EQ(tile_of(sixteen), "16x128x16") << sixteen.why;
 }
