@@ -64,6 +64,9 @@ class Wgmma final : public KernelFamily {
              "split in registers, read in place when K-contiguous, only op(A) packed) and C's few rows become the "
              "tile's N: for products of few rows and a large op(B)",
              {"no", "yes"}},
+            {"inflight", {1}, 1, 2,
+             "accum=kstep: k steps in flight per consumer; 2 issues a step's wgmmas before the previous step's "
+             "fragment is added (one more fragment of registers, the same sums)"},
             {"splitk", {1}, 1, 128,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
              "have their K split this many ways, the partial sums added by the last split to finish"}};
@@ -95,6 +98,8 @@ class Wgmma final : public KernelFamily {
     }
     if (accum == 2 && v.at("flush")[0] != 1)
       out.push_back("flush " + s(v.at("flush")[0]) + " applies to accum=tile (kstep flushes every k step)");
+    if (accum != 2 && v.at("inflight")[0] != 1)
+      out.push_back("inflight " + s(v.at("inflight")[0]) + " applies to accum=kstep (the others wait once per K tile)");
     if (!out.empty()) return out;
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
     // The producer gives registers up (setmaxnreg) so that two consumers may hold 232 each (kstep:
@@ -122,7 +127,8 @@ class Wgmma final : public KernelFamily {
             tiled::define("CLUSTER", v.at("cluster")[0]),
             tiled::define("SLICES", v.at("slices")[0]),
             tiled::define("A_REGS", a_registers(v)),
-            tiled::define("TRANSPOSED", v.at("transpose")[0])};
+            tiled::define("TRANSPOSED", v.at("transpose")[0]),
+            tiled::define("INFLIGHT", v.at("inflight")[0])};
   }
   // One block per output tile (a cluster per `cluster` tile rows), capped by the launcher at the
   // blocks that fit at once (persistent).
@@ -198,10 +204,11 @@ class Wgmma final : public KernelFamily {
     // accum=tile: the accumulator and the fresh fragment of one slice; A in registers: the big and
     // small parts of a K tile's fragments (4 values per m64 slice and k step), live until the wait,
     // but no shared-memory descriptors of A (ptxas: 128x256x16 with slices=2 fits, x32 spills).
-    // kstep adds the K tile's sum of a slice and the accumulator's compensation.
+    // kstep adds the K tile's sum of a slice, the accumulator's compensation and a fragment per step
+    // in flight.
     const int acc = mw * t[1] / 2, accum = v.at("accum")[0], slice = acc / v.at("slices")[0];
     const int a = a_registers(v) ? mw * t[2] - 16 : 0;
-    const int fragments = accum == 0 ? slice : accum == 2 ? 2 * slice + acc : 0;
+    const int fragments = accum == 0 ? slice : accum == 2 ? (1 + v.at("inflight")[0]) * slice + acc : 0;
     return acc + fragments + a + 40;
   }
   static long long smem(const ParamValues& v) {

@@ -52,6 +52,9 @@
 #ifndef A_REGS
 #define A_REGS 0
 #endif
+#ifndef INFLIGHT
+#define INFLIGHT 1
+#endif
 
 constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 bytes
 constexpr int NT = 128 * (CONSUMERS + 1);
@@ -294,11 +297,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     // retired and its slot goes back to the producer.
     if (CONSUMERS == 2) regs_alloc<CONSUMER_REGS>();
     float acc[MW][BN / 2];
-#if ACCUM != 1
+#if ACCUM == 0
     float tmp[MW][FN / 2];
-#endif
-#if ACCUM == 2
-    float part[MW][FN / 2], comp[MW][BN / 2];
+#elif ACCUM == 2
+    float frag[INFLIGHT][MW][FN / 2], part[MW][FN / 2], comp[MW][BN / 2];
 #endif
     int round_slot = 0;
     for (long long u = worker; u < plan.units(); u += workers) {
@@ -345,25 +347,32 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
           }
         }
 #elif ACCUM == 2
-        // A fresh fragment per k step, added to the K tile's sum (part) as soon as it is done (the
-        // same wait as above, BK / 8 times per slice and K tile); part goes to acc with compensation.
+        // A fresh fragment per k step, the K tile's fragments of a slice summed in order in FP32 (part),
+        // part added to acc with compensation. Reading a fragment waits for its wgmmas: with INFLIGHT 2
+        // step j's wgmmas are issued before step j - 1's fragment is added (wait<1>), so that the
+        // addition runs beside the tensor cores instead of between their groups; the sums, and so the
+        // result, are the same bit for bit.
         const bool flush = true;
+        constexpr int KSTEPS = BK / 8, STEPS = SLICES * KSTEPS;
 #pragma unroll
-        for (int h = 0; h < SLICES; ++h) {
-#pragma unroll
-          for (int k = 0; k < BK; k += 8) {
-            fence_operands(tmp);
+        for (int j = 0; j < STEPS + INFLIGHT - 1; ++j) {
+          if (j < STEPS) {
+            fence_operands(frag[j % INFLIGHT]);
             wgmma_fence();
-            step(tmp, a, b + h * FN * BK, k, true);
+            step(frag[j % INFLIGHT], a, b + j / KSTEPS * FN * BK, j % KSTEPS * 8, true);
             wgmma_commit();
-            wgmma_wait<0>();
-            fence_operands(tmp);
-#pragma unroll
-            for (int i = 0; i < MW; ++i)
-#pragma unroll
-              for (int j = 0; j < FN / 2; ++j) part[i][j] = k == 0 ? tmp[i][j] : part[i][j] + tmp[i][j];
           }
-          add_compensated(acc, comp, part, h);
+          const int done = j - (INFLIGHT - 1);  // the step whose fragment is added now
+          if (done < 0) continue;
+          if (j < STEPS) wgmma_wait<INFLIGHT - 1>();
+          else wgmma_wait<0>();
+          const auto& f = frag[done % INFLIGHT];
+          fence_operands(frag[done % INFLIGHT]);
+#pragma unroll
+          for (int i = 0; i < MW; ++i)
+#pragma unroll
+            for (int c = 0; c < FN / 2; ++c) part[i][c] = done % KSTEPS == 0 ? f[i][c] : part[i][c] + f[i][c];
+          if (done % KSTEPS == KSTEPS - 1) add_compensated(acc, comp, part, done / KSTEPS);
         }
 #else
         const bool flush = false;
