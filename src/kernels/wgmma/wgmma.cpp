@@ -67,6 +67,12 @@ class Wgmma final : public KernelFamily {
             {"inflight", {1}, 1, 2,
              "accum=kstep: k steps in flight per consumer; 2 issues a step's wgmmas before the previous step's "
              "fragment is added (one more fragment of registers, the same sums)"},
+            {"steps", {1}, 1, 4,
+             "accum=kstep: k steps (of 8) whose products the tensor cores sum in one fresh fragment (fewer waits "
+             "and additions; each truncating sum covers more products)"},
+            {"compensate", {1}, 1, 8,
+             "accum=kstep: K tiles whose fragments are summed in FP32 before one compensated addition to the "
+             "accumulator (with slices=1 above 1: the sum spans the tile's width)"},
             {"splitk", {1}, 1, 128,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
              "have their K split this many ways, the partial sums added by the last split to finish"}};
@@ -98,8 +104,13 @@ class Wgmma final : public KernelFamily {
     }
     if (accum == 2 && v.at("flush")[0] != 1)
       out.push_back("flush " + s(v.at("flush")[0]) + " applies to accum=tile (kstep flushes every k step)");
-    if (accum != 2 && v.at("inflight")[0] != 1)
-      out.push_back("inflight " + s(v.at("inflight")[0]) + " applies to accum=kstep (the others wait once per K tile)");
+    for (const char* name : {"inflight", "steps", "compensate"})
+      if (accum != 2 && v.at(name)[0] != 1)
+        out.push_back(std::string(name) + " " + s(v.at(name)[0]) + " applies to accum=kstep");
+    if (const int st = v.at("steps")[0]; (t[2] / 8) % st)
+      out.push_back("steps " + s(st) + " does not divide the " + s(t[2] / 8) + " k steps of a K tile");
+    if (v.at("compensate")[0] > 1 && v.at("slices")[0] != 1)
+      out.push_back("compensate " + s(v.at("compensate")[0]) + " needs slices=1 (the FP32 sum spans the tile's width)");
     if (!out.empty()) return out;
     if (auto e = shared_memory_violation(smem(v)); !e.empty()) out.push_back(e);
     // The producer gives registers up (setmaxnreg) so that two consumers may hold 232 each (kstep:
@@ -128,7 +139,9 @@ class Wgmma final : public KernelFamily {
             tiled::define("SLICES", v.at("slices")[0]),
             tiled::define("A_REGS", a_registers(v)),
             tiled::define("TRANSPOSED", v.at("transpose")[0]),
-            tiled::define("INFLIGHT", v.at("inflight")[0])};
+            tiled::define("INFLIGHT", v.at("inflight")[0]),
+            tiled::define("FRAG_STEPS", v.at("steps")[0]),
+            tiled::define("COMPENSATE", v.at("compensate")[0])};
   }
   // One block per output tile (a cluster per `cluster` tile rows), capped by the launcher at the
   // blocks that fit at once (persistent).

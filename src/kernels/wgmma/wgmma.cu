@@ -22,10 +22,10 @@
 // ACCUM 0 ("tile"): the products of FLUSH K tiles go into a fresh fragment (tmp) of FN = BN / SLICES
 // columns that FP32 adds to the accumulator: the tensor cores add with round-toward-zero, and
 // summing all of K there biases the result (see tf32.cu). ACCUM 2 ("kstep"): a fresh fragment per
-// k step (8 of K), so that each round-toward-zero sum covers only 8 products and their corrections;
-// a K tile's fragments are summed in FP32 (part) and the K tiles' sums added with compensation
-// (Kahan), since a plain FP32 chain over K / 8 fragments grows the error with K more than cuBLAS
-// SGEMM's (perf-log 23). ACCUM 1 ("tc"): everything accumulates in the
+// FRAG_STEPS k steps (8 of K each), so that each round-toward-zero sum covers only a few products and
+// their corrections; the fragments of COMPENSATE K tiles are summed in FP32 (part) and those sums
+// added with compensation (Kahan), since a plain FP32 chain over K / 8 fragments grows the error
+// with K more than cuBLAS SGEMM's (perf-log 23). ACCUM 1 ("tc"): everything accumulates in the
 // tensor cores (half the registers, at that accuracy cost). ORDER: see issue().
 //
 // transpose=yes is the launcher's alone (family_problem): the kernel is handed Cᵀ = op(B)ᵀ·op(A)ᵀ
@@ -54,6 +54,12 @@
 #endif
 #ifndef INFLIGHT
 #define INFLIGHT 1
+#endif
+#ifndef FRAG_STEPS
+#define FRAG_STEPS 1
+#endif
+#ifndef COMPENSATE
+#define COMPENSATE 1
 #endif
 
 constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 bytes
@@ -205,24 +211,24 @@ __device__ inline void step(float (&d)[MW][R], const A& a, const float* b, int k
   }
 }
 
-// One K tile's products: step by step, or (ORDER 2) every correction of the K tile, then every
+// The products of `steps` k steps from k0: step by step, or (ORDER 2) every correction, then every
 // big·big. The tensor cores truncate each sum to the running partial's precision, so a tiny
 // correction added to a large partial still costs up to one unit of it: ORDER 2 adds the
-// corrections while the partial is small, leaving 4 large-partial additions per K tile instead of 11.
+// corrections while the partial is small, leaving one large-partial addition per k step instead of 3.
 template <int R, class A>
-__device__ inline void issue(float (&d)[MW][R], const A& a, const float* b, bool fresh) {
+__device__ inline void issue(float (&d)[MW][R], const A& a, const float* b, int k0, int steps, bool fresh) {
   if (MODE == 3 && ORDER == 2) {
 #pragma unroll
-    for (int k = 0; k < BK; k += 8)
+    for (int k = k0; k < k0 + 8 * steps; k += 8)
 #pragma unroll
-      for (int i = 0; i < MW; ++i) corrections(d[i], a, i, k, b, !(fresh && k == 0));
+      for (int i = 0; i < MW; ++i) corrections(d[i], a, i, k, b, !(fresh && k == k0));
 #pragma unroll
-    for (int k = 0; k < BK; k += 8)
+    for (int k = k0; k < k0 + 8 * steps; k += 8)
 #pragma unroll
       for (int i = 0; i < MW; ++i) big_product(d[i], a, i, k, b, 1);
   } else {
 #pragma unroll
-    for (int k = 0; k < BK; k += 8) step(d, a, b, k, fresh && k == 0);
+    for (int k = k0; k < k0 + 8 * steps; k += 8) step(d, a, b, k, fresh && k == k0);
   }
 }
 
@@ -338,7 +344,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int h = 0; h < SLICES; ++h) {
           fence_operands(tmp);
           wgmma_fence();
-          issue(tmp, a, b + h * FN * BK, fresh);
+          issue(tmp, a, b + h * FN * BK, 0, BK / 8, fresh);
           wgmma_commit();
           if (flush) {
             wgmma_wait<0>();
@@ -347,38 +353,42 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
           }
         }
 #elif ACCUM == 2
-        // A fresh fragment per k step, the K tile's fragments of a slice summed in order in FP32 (part),
-        // part added to acc with compensation. Reading a fragment waits for its wgmmas: with INFLIGHT 2
-        // step j's wgmmas are issued before step j - 1's fragment is added (wait<1>), so that the
+        // A fresh fragment per FRAG_STEPS k steps; a slice's fragments summed in order in FP32 (part) over
+        // COMPENSATE K tiles, then part added to acc with compensation (with COMPENSATE > 1, SLICES is
+        // 1 and part spans the tile's width). Reading a fragment waits for its wgmmas: with INFLIGHT 2
+        // fragment j's wgmmas are issued before fragment j - 1 is added (wait<1>), so that the
         // addition runs beside the tensor cores instead of between their groups; the sums, and so the
         // result, are the same bit for bit.
         const bool flush = true;
-        constexpr int KSTEPS = BK / 8, STEPS = SLICES * KSTEPS;
+        constexpr int FRAGS = BK / 8 / FRAG_STEPS, GROUPS = SLICES * FRAGS;  // per slice, per K tile
+        const int into = kt - w.k0;
+        const bool opens = into % COMPENSATE == 0, closes = (into + 1) % COMPENSATE == 0 || kt + 1 == w.k1;
 #pragma unroll
-        for (int j = 0; j < STEPS + INFLIGHT - 1; ++j) {
-          if (j < STEPS) {
+        for (int j = 0; j < GROUPS + INFLIGHT - 1; ++j) {
+          if (j < GROUPS) {
             fence_operands(frag[j % INFLIGHT]);
             wgmma_fence();
-            step(frag[j % INFLIGHT], a, b + j / KSTEPS * FN * BK, j % KSTEPS * 8, true);
+            issue(frag[j % INFLIGHT], a, b + j / FRAGS * FN * BK, j % FRAGS * 8 * FRAG_STEPS, FRAG_STEPS, true);
             wgmma_commit();
           }
-          const int done = j - (INFLIGHT - 1);  // the step whose fragment is added now
+          const int done = j - (INFLIGHT - 1);  // the fragment added now
           if (done < 0) continue;
-          if (j < STEPS) wgmma_wait<INFLIGHT - 1>();
+          if (j < GROUPS) wgmma_wait<INFLIGHT - 1>();
           else wgmma_wait<0>();
           const auto& f = frag[done % INFLIGHT];
           fence_operands(frag[done % INFLIGHT]);
+          const bool first = done % FRAGS == 0 && opens;
 #pragma unroll
           for (int i = 0; i < MW; ++i)
 #pragma unroll
-            for (int c = 0; c < FN / 2; ++c) part[i][c] = done % KSTEPS == 0 ? f[i][c] : part[i][c] + f[i][c];
-          if (done % KSTEPS == KSTEPS - 1) add_compensated(acc, comp, part, done / KSTEPS);
+            for (int c = 0; c < FN / 2; ++c) part[i][c] = first ? f[i][c] : part[i][c] + f[i][c];
+          if (done % FRAGS == FRAGS - 1 && closes) add_compensated(acc, comp, part, done / FRAGS);
         }
 #else
         const bool flush = false;
         fence_operands(acc);
         wgmma_fence();
-        issue(acc, a, b, false);
+        issue(acc, a, b, 0, BK / 8, false);
         wgmma_commit();
 #endif
         if (flush) {  // every group is done
