@@ -356,6 +356,28 @@ TEST(Wgmma, KstepHoldsFourFragmentsAndStaysFp32) {
   EXPECT_NE(std::find(d.begin(), d.end(), "-DACCUM=2"), d.end());
 }
 
+// kstep's schedule (perf-log 73-74): fragments in flight, k steps per fragment and K tiles per
+// compensated addition, each only where it means something, with a register count that keeps
+// 128x128 slices=2 (which spills with a second fragment in flight) out of inflight=2.
+TEST(Wgmma, KstepScheduleConstraints) {
+  const auto& f = *find_family("wgmma");
+  auto why = [&](const std::string& text) { return rejection(f, text); };
+  const std::string narrow = "accum=kstep,tile=128x64x32,stages=4,slices=1,";
+  EXPECT_EQ(why(narrow + "inflight=2,steps=2,compensate=4"), "");
+  EXPECT_EQ(why(narrow + "steps=4"), "");
+  EXPECT_NE(why("tile=128x128x32,stages=3,slices=1,inflight=2").find("applies to accum=kstep"), std::string::npos);
+  EXPECT_NE(why("tile=128x128x32,stages=3,slices=1,compensate=2").find("applies to accum=kstep"), std::string::npos);
+  EXPECT_NE(why(narrow + "steps=3").find("does not divide the 4 k steps"), std::string::npos);
+  EXPECT_NE(why("accum=kstep,tile=128x64x16,stages=4,slices=1,steps=4").find("does not divide the 2 k steps"),
+            std::string::npos);
+  EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=2,compensate=2").find("needs slices=1"), std::string::npos);
+  EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=2,inflight=2").find("registers per consumer thread"),
+            std::string::npos);
+  const auto d = f.defines(parse_params(f, narrow + "inflight=2,steps=2,compensate=4"));
+  for (const char* x : {"-DINFLIGHT=2", "-DFRAG_STEPS=2", "-DCOMPENSATE=4"})
+    EXPECT_NE(std::find(d.begin(), d.end(), x), d.end()) << x;
+}
+
 #include <algorithm>
 #include <set>
 

@@ -212,21 +212,26 @@ const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 // Few rows or few columns: 128x64 tiles with the large operand in A's place, read in place when
 // K-major and split in registers (for few rows, the transposed product Cᵀ = op(B)ᵀ·op(A)ᵀ), only the
 // small one packed: 57.8 TFLOP/s at 64x8192x32768 row-major NT (split 2; 1.19x cuBLAS SGEMM, 773c528,
-// perf-log 41), a rate of 0.9 on the whole tile.
+// perf-log 41), a rate of 0.9 on the whole tile; with a second k step in flight (inflight=2, the same
+// sums) 2-4 % faster on the T512 and T64 layers (perf-log 73): 0.93. 128x128 with slices=2 has no
+// registers for it.
 const Candidate kWgmma3x[] = {
     {"wgmma", "mode=3x,accum=kstep,tile=128x128x32,stages=3,slices=2", 0, 1.2, Candidate::tensor},
-    {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers", 0, 0.9, Candidate::tensor},
-    {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,transpose=yes", 0, 0.9,
+    {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,inflight=2", 0, 0.93,
      Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,transpose=yes,inflight=2", 0,
+     0.93, Candidate::tensor},
     // 8-32 rows or columns: 32- and 16-wide tiles, 43.0 and 22.1 TFLOP/s of tile work at 8x24576x8192
     // row-major NT (transposed, split 4; 1.48 and 1.53x cuBLAS SGEMM, reading op(B) at 2.7-2.8 TB/s;
-    // d298774, perf-log 43).
-    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers", 0, 0.67, Candidate::tensor},
-    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers,transpose=yes", 0, 0.67,
+    // d298774, perf-log 43); inflight=2 4 % faster unsplit at 8x12288x4096 (perf-log 73).
+    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers,inflight=2", 0, 0.69,
      Candidate::tensor},
-    {"wgmma", "mode=3x,accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers", 0, 0.34, Candidate::tensor},
-    {"wgmma", "mode=3x,accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers,transpose=yes", 0, 0.34,
+    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers,transpose=yes,inflight=2", 0,
+     0.69, Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers,inflight=2", 0, 0.35,
      Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers,transpose=yes,inflight=2", 0,
+     0.35, Candidate::tensor},
 };
 // Ozaki scheme II on INT8 wgmma (ozaki): FP32-accurate by its moduli choice (on the GPU, from the
 // data; the model counts the moduli normal inputs need), timed by ozaki_time. Cluster 1x1: 2x1
