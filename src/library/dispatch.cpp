@@ -223,11 +223,11 @@ const Candidate kWgmma3x[] = {
      0.93, Candidate::tensor},
     // 8-32 rows or columns: 32- and 16-wide tiles, 43.0 and 22.1 TFLOP/s of tile work at 8x24576x8192
     // row-major NT (transposed, split 4; 1.48 and 1.53x cuBLAS SGEMM, reading op(B) at 2.7-2.8 TB/s;
-    // d298774, perf-log 43); inflight=2 4 % faster unsplit at 8x12288x4096 (perf-log 73).
-    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers,inflight=2", 0, 0.69,
+    // d298774, perf-log 43); the 16-wide tile with inflight=2 4 % faster at 8x12288x4096 (perf-log 73).
+    // The 32-wide one with inflight=2 ran llama-up-T8 5 % slower (perf-log 75): it keeps one.
+    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers", 0, 0.67, Candidate::tensor},
+    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers,transpose=yes", 0, 0.67,
      Candidate::tensor},
-    {"wgmma", "mode=3x,accum=kstep,tile=128x32x32,stages=6,slices=1,split_a=registers,transpose=yes,inflight=2", 0,
-     0.69, Candidate::tensor},
     {"wgmma", "mode=3x,accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers,inflight=2", 0, 0.35,
      Candidate::tensor},
     {"wgmma", "mode=3x,accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers,transpose=yes,inflight=2", 0,
