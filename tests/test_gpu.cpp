@@ -73,6 +73,7 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"wgmma", "accum=kstep,tile=128x128x32,stages=3,slices=2"},
                                 {"wgmma", "accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,transpose=yes,inflight=2"},
                                 {"wgmma", "accum=kstep,tile=128x64x32,stages=4,slices=1,steps=2,compensate=3,splitk=3"},
+                                {"wgmma", "accum=kstep,tile=128x128x32,stages=3,slices=1,compensate=0,splitk=3"},
                                 {"wgmma", "tile=128x64x32,stages=2,slices=1,transpose=yes,splitk=3"},
                                 {"wgmma", "accum=kstep,tile=128x16x32,stages=8,slices=1,split_a=registers,transpose=yes,inflight=2,splitk=3"},
                                 {"wgmma", "mode=1x,accum=tc,tile=128x32x32,stages=4,slices=1,cluster=2"},

@@ -373,6 +373,10 @@ TEST(Wgmma, KstepScheduleConstraints) {
   EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=2,compensate=2").find("needs slices=1"), std::string::npos);
   EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=2,inflight=2").find("registers per consumer thread"),
             std::string::npos);
+  // compensate=0 holds no K tile sum: 128x128 fits with one 128-wide fragment.
+  EXPECT_EQ(why("accum=kstep,tile=128x128x32,stages=3,slices=1,compensate=0"), "");
+  EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=1,compensate=0,inflight=2").find("registers"),
+            std::string::npos);
   const auto d = f.defines(parse_params(f, narrow + "inflight=2,steps=2,compensate=4"));
   for (const char* x : {"-DINFLIGHT=2", "-DFRAG_STEPS=2", "-DCOMPENSATE=4"})
     EXPECT_NE(std::find(d.begin(), d.end(), x), d.end()) << x;

@@ -70,9 +70,10 @@ class Wgmma final : public KernelFamily {
             {"steps", {1}, 1, 4,
              "accum=kstep: k steps (of 8) whose products the tensor cores sum in one fresh fragment (fewer waits "
              "and additions; each truncating sum covers more products)"},
-            {"compensate", {1}, 1, 8,
+            {"compensate", {1}, 0, 8,
              "accum=kstep: K tiles whose fragments are summed in FP32 before one compensated addition to the "
-             "accumulator (with slices=1 above 1: the sum spans the tile's width)"},
+             "accumulator (with slices=1 above 1: the sum spans the tile's width); 0: every fragment added with "
+             "compensation, no FP32 sum (its registers fit 128x128 with slices=1)"},
             {"splitk", {1}, 1, 128,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
              "have their K split this many ways, the partial sums added by the last split to finish"}};
@@ -217,11 +218,12 @@ class Wgmma final : public KernelFamily {
     // accum=tile: the accumulator and the fresh fragment of one slice; A in registers: the big and
     // small parts of a K tile's fragments (4 values per m64 slice and k step), live until the wait,
     // but no shared-memory descriptors of A (ptxas: 128x256x16 with slices=2 fits, x32 spills).
-    // kstep adds the K tile's sum of a slice, the accumulator's compensation and a fragment per step
-    // in flight.
+    // kstep adds the K tile's sum of a slice (none with compensate=0), the accumulator's compensation
+    // and a fragment per step in flight.
     const int acc = mw * t[1] / 2, accum = v.at("accum")[0], slice = acc / v.at("slices")[0];
     const int a = a_registers(v) ? mw * t[2] - 16 : 0;
-    const int fragments = accum == 0 ? slice : accum == 2 ? (1 + v.at("inflight")[0]) * slice + acc : 0;
+    const int sums = v.at("compensate")[0] > 0 ? 1 : 0;
+    const int fragments = accum == 0 ? slice : accum == 2 ? (sums + v.at("inflight")[0]) * slice + acc : 0;
     return acc + fragments + a + 40;
   }
   static long long smem(const ParamValues& v) {

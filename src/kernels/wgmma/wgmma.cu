@@ -306,7 +306,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #if ACCUM == 0
     float tmp[MW][FN / 2];
 #elif ACCUM == 2
-    float frag[INFLIGHT][MW][FN / 2], part[MW][FN / 2], comp[MW][BN / 2];
+    float frag[INFLIGHT][MW][FN / 2], comp[MW][BN / 2];
+#if COMPENSATE
+    float part[MW][FN / 2];
+#endif
 #endif
     int round_slot = 0;
     for (long long u = worker; u < plan.units(); u += workers) {
@@ -355,14 +358,18 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #elif ACCUM == 2
         // A fresh fragment per FRAG_STEPS k steps; a slice's fragments summed in order in FP32 (part) over
         // COMPENSATE K tiles, then part added to acc with compensation (with COMPENSATE > 1, SLICES is
-        // 1 and part spans the tile's width). Reading a fragment waits for its wgmmas: with INFLIGHT 2
+        // 1 and part spans the tile's width); COMPENSATE 0: every fragment added to acc with
+        // compensation, no part (its registers let 128x128 run m64n128 wgmmas, slices=1).
+        // Reading a fragment waits for its wgmmas: with INFLIGHT 2
         // fragment j's wgmmas are issued before fragment j - 1 is added (wait<1>), so that the
         // addition runs beside the tensor cores instead of between their groups; the sums, and so the
         // result, are the same bit for bit.
         const bool flush = true;
         constexpr int FRAGS = BK / 8 / FRAG_STEPS, GROUPS = SLICES * FRAGS;  // per slice, per K tile
+#if COMPENSATE
         const int into = kt - w.k0;
         const bool opens = into % COMPENSATE == 0, closes = (into + 1) % COMPENSATE == 0 || kt + 1 == w.k1;
+#endif
 #pragma unroll
         for (int j = 0; j < GROUPS + INFLIGHT - 1; ++j) {
           if (j < GROUPS) {
@@ -377,12 +384,16 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
           else wgmma_wait<0>();
           const auto& f = frag[done % INFLIGHT];
           fence_operands(frag[done % INFLIGHT]);
+#if COMPENSATE
           const bool first = done % FRAGS == 0 && opens;
 #pragma unroll
           for (int i = 0; i < MW; ++i)
 #pragma unroll
             for (int c = 0; c < FN / 2; ++c) part[i][c] = first ? f[i][c] : part[i][c] + f[i][c];
           if (done % FRAGS == FRAGS - 1 && closes) add_compensated(acc, comp, part, done / FRAGS);
+#else
+          add_compensated(acc, comp, f, done / FRAGS);
+#endif
         }
 #else
         const bool flush = false;
