@@ -377,8 +377,12 @@ TEST(Wgmma, KstepScheduleConstraints) {
   EXPECT_EQ(why("accum=kstep,tile=128x128x32,stages=3,slices=1,compensate=0"), "");
   EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=1,compensate=0,inflight=2").find("registers"),
             std::string::npos);
-  const auto d = f.defines(parse_params(f, narrow + "inflight=2,steps=2,compensate=4"));
-  for (const char* x : {"-DINFLIGHT=2", "-DFRAG_STEPS=2", "-DCOMPENSATE=4"})
+  EXPECT_EQ(why(narrow + "pingpong=yes"), "");
+  EXPECT_NE(why("tile=128x128x32,stages=3,slices=1,pingpong=yes").find("needs accum=kstep and consumers=2"),
+            std::string::npos);
+  EXPECT_NE(why("accum=kstep,tile=64x64x32,consumers=1,slices=1,pingpong=yes").find("consumers=2"), std::string::npos);
+  const auto d = f.defines(parse_params(f, narrow + "inflight=2,steps=2,compensate=4,pingpong=yes"));
+  for (const char* x : {"-DINFLIGHT=2", "-DFRAG_STEPS=2", "-DCOMPENSATE=4", "-DPINGPONG=1"})
     EXPECT_NE(std::find(d.begin(), d.end(), x), d.end()) << x;
 }
 

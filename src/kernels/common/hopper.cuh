@@ -47,6 +47,15 @@ __device__ inline void mbar_wait(unsigned long long* bar, unsigned parity) {
   } while (!done);
 }
 
+// Named barriers (ids 1-15; 0 is __syncthreads): `threads` arrivals complete one. sync waits for the
+// completion, arrive counts this warp and goes on.
+__device__ inline void named_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ inline void named_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 // The first 1024-byte boundary in a shared array: where TMA tiles start (the period of the
 // 128-byte swizzle). Computed on the pointer, not through an integer, so that the compiler keeps
 // the shared address space and reads the tiles with LDS.

@@ -74,6 +74,10 @@ class Wgmma final : public KernelFamily {
              "accum=kstep: K tiles whose fragments are summed in FP32 before one compensated addition to the "
              "accumulator (with slices=1 above 1: the sum spans the tile's width); 0: every fragment added with "
              "compensation, no FP32 sum (its registers fit 128x128 with slices=1)"},
+            {"pingpong", {0}, 0, 1,
+             "accum=kstep with 2 consumers: the warpgroups issue their wgmma groups in turns (named barriers), so "
+             "that one's FP32 additions run while the other's wgmmas hold the tensor cores",
+             {"no", "yes"}},
             {"splitk", {1}, 1, 128,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
              "have their K split this many ways, the partial sums added by the last split to finish"}};
@@ -108,6 +112,8 @@ class Wgmma final : public KernelFamily {
     for (const char* name : {"inflight", "steps", "compensate"})
       if (accum != 2 && v.at(name)[0] != 1)
         out.push_back(std::string(name) + " " + s(v.at(name)[0]) + " applies to accum=kstep");
+    if (v.at("pingpong")[0] == 1 && (accum != 2 || consumers != 2))
+      out.push_back("pingpong=yes needs accum=kstep and consumers=2 (two warpgroups taking turns at the tensor cores)");
     if (const int st = v.at("steps")[0]; (t[2] / 8) % st)
       out.push_back("steps " + s(st) + " does not divide the " + s(t[2] / 8) + " k steps of a K tile");
     if (v.at("compensate")[0] > 1 && v.at("slices")[0] != 1)
@@ -142,7 +148,8 @@ class Wgmma final : public KernelFamily {
             tiled::define("TRANSPOSED", v.at("transpose")[0]),
             tiled::define("INFLIGHT", v.at("inflight")[0]),
             tiled::define("FRAG_STEPS", v.at("steps")[0]),
-            tiled::define("COMPENSATE", v.at("compensate")[0])};
+            tiled::define("COMPENSATE", v.at("compensate")[0]),
+            tiled::define("PINGPONG", v.at("pingpong")[0])};
   }
   // One block per output tile (a cluster per `cluster` tile rows), capped by the launcher at the
   // blocks that fit at once (persistent).

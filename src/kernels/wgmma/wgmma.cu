@@ -61,6 +61,9 @@
 #ifndef COMPENSATE
 #define COMPENSATE 1
 #endif
+#ifndef PINGPONG
+#define PINGPONG 0
+#endif
 
 constexpr int SW = BK * 4;  // a K tile row is one swizzle row: 128, 64 or 32 bytes
 constexpr int NT = 128 * (CONSUMERS + 1);
@@ -232,6 +235,27 @@ __device__ inline void issue(float (&d)[MW][R], const A& a, const float* b, int 
   }
 }
 
+// PINGPONG (kstep, two consumers): the warpgroups take turns issuing their wgmma groups (named
+// barriers 2 and 3; FlashAttention-3's warp-scheduler barriers), so that one adds its fragment while
+// the other's wgmmas hold the tensor cores, where issuing together they would finish together and
+// add together, the tensor cores idle meanwhile. Warpgroup 1 hands the first turn to 0 and 0 takes
+// the last hand-over back at the end: the barriers' counts match however many units a block runs.
+struct Turns {
+  int wg;
+  __device__ void begin() const {
+    if (PINGPONG && wg == 1) hopper::named_arrive(2, 256);
+  }
+  __device__ void take() const {
+    if (PINGPONG) hopper::named_sync(2 + wg, 256);
+  }
+  __device__ void pass() const {
+    if (PINGPONG) hopper::named_arrive(3 - wg, 256);
+  }
+  __device__ void end() const {
+    if (PINGPONG && wg == 0) hopper::named_sync(2, 256);
+  }
+};
+
 // A consumer warp is done with a slot. A read with LDS (A_REGS) is a generic-proxy access: only this
 // fence orders it before the producer's next TMA write into the slot (hopper-simt's race, perf-log 21).
 __device__ inline void retire(int slot, int lane, unsigned long long* empty) {
@@ -312,6 +336,8 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #endif
 #endif
     int round_slot = 0;
+    const Turns turns{wg};
+    turns.begin();
     for (long long u = worker; u < plan.units(); u += workers) {
       const tail::Unit w = plan.unit(u);
       long long tm, tn;
@@ -373,10 +399,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #pragma unroll
         for (int j = 0; j < GROUPS + INFLIGHT - 1; ++j) {
           if (j < GROUPS) {
+            turns.take();
             fence_operands(frag[j % INFLIGHT]);
             wgmma_fence();
             issue(frag[j % INFLIGHT], a, b + j / FRAGS * FN * BK, j % FRAGS * 8 * FRAG_STEPS, FRAG_STEPS, true);
             wgmma_commit();
+            turns.pass();
           }
           const int done = j - (INFLIGHT - 1);  // the fragment added now
           if (done < 0) continue;
@@ -459,6 +487,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       store_tile();
       if (threadIdx.x == 0) g.counters[w.tile] = 0;
     }
+    turns.end();
   }  // consumers
   // No block leaves while another may still write into its shared memory or arrive on its barriers.
   if (CLUSTER > 1) cluster_sync();
