@@ -335,7 +335,7 @@ TEST(Wgmma, SplitsAInRegistersAndSplitsTheTail) {
   EXPECT_EQ(f.splits(tail, p, 132), 6);
   EXPECT_EQ(f.workspace_counters(tail, Problem::square(2049)), 17 * 9);
   EXPECT_EQ(f.workspace_counters(parse_params(f, ""), p), 0);
-  EXPECT_EQ(f.reduce_entry(tail), "");
+  EXPECT_EQ(f.reduce_entry(), "");
 }
 
 // accum=kstep: a fresh fragment per k step, a K tile's sum and a compensation beside the
@@ -515,7 +515,7 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   EXPECT_EQ(f.workspace_counters(split, Problem::square(4096)), 1024);
   EXPECT_EQ(f.split_workspace_floats(split, Problem::square(4096), 3, 132), 132ll * 128 * 128 * 3);
   EXPECT_EQ(f.workspace_counters(v, Problem::square(4096)), 0);
-  EXPECT_TRUE(f.reduce_entry(split).empty());
+  EXPECT_TRUE(f.reduce_entry().empty());
 }
 
 // A bank model of the consumers' 16-byte loads from a K-contiguous tile (rows of BK floats): the 8
@@ -647,22 +647,4 @@ TEST(HopperSimt, ModelCountsTmaAndSharedLoads) {
   EXPECT_DOUBLE_EQ(f.model(v, p, var).global_store_inst, blocks * 8 * 8 * 16);
   auto split = f.model(parse_params(f, "splitk=4"), p, Variant{true, true, true, true, true});
   EXPECT_DOUBLE_EQ(split.global_store_bytes, 4 * 4.0 * 4096 * 4096);  // every tile counted as split: a bound
-}
-
-// reduce=last: no reduce kernel, an arrival counter per tile when K is split; the default keeps the kernel.
-TEST(Tiled, ReduceLastTakesCountersNotAKernel) {
-  for (const char* name : {"dmma", "warptiled"}) {
-    const auto& f = *find_family(name);
-    const auto p = Problem::square(1000);
-    const std::string tile = std::string("tile=64x64x16,warp=32x32") + (f.name() == "warptiled" ? ",vpt=4x8" : "");
-    const auto kernel = parse_params(f, tile + ",splitk=3");
-    const auto last = parse_params(f, tile + ",splitk=3,reduce=last");
-    EXPECT_EQ(f.reduce_entry(kernel), "gemm_splitk_reduce") << name;
-    EXPECT_EQ(f.workspace_counters(kernel, p), 0) << name;
-    EXPECT_EQ(f.reduce_entry(last), "") << name;
-    EXPECT_EQ(f.workspace_counters(last, p), 16 * 16) << name;
-    EXPECT_EQ(f.workspace_counters(parse_params(f, tile + ",reduce=last"), p), 0) << name;
-    const auto d = f.defines(last);
-    EXPECT_NE(std::find(d.begin(), d.end(), "-DREDUCE_LAST=1"), d.end()) << name;
-  }
 }

@@ -157,7 +157,7 @@ class KernelFamily {
   // (GemmArgs, int splits). `resident_blocks` is how many blocks of this kernel the GPU holds at
   // once (0 when unknown: no GPU, or before the kernel is loaded).
   virtual int splits(const ParamValues&, const Problem&, int /*resident_blocks*/) const { return 1; }
-  virtual std::string reduce_entry(const ParamValues&) const { return {}; }
+  virtual std::string reduce_entry() const { return {}; }
   // Floats of workspace for the partial sums of `splits` slices: [split][m][partial_pitch(n)], two
   // floats each with FP64 accumulators (accum=fp64; accumulate.cuh), unless the family keeps them
   // otherwise (`resident_blocks` as for splits(): 0 when unknown).

@@ -100,11 +100,6 @@ long long tail_counters(const Problem& p, int bm, int bn, int splits) {
   return splits > 1 ? ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) : 0;
 }
 
-long long reduce_counters(const ParamValues& v, const Problem& p) {
-  auto& t = v.at("tile");
-  return reduce_last(v) ? tail_counters(p, t[0], t[1], v.at("splitk")[0]) : 0;
-}
-
 long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, int resident) {
   const long long tiles = tail_counters(p, bm, bn, splits);
   return (resident > 0 ? std::min<long long>(tiles, resident) : tiles) * bm * bn * splits;

@@ -31,19 +31,6 @@ inline ParamSpec accum_param(bool tile_sums = false) {
           {"fp32", "fp64"}};
 }
 
-// Who adds split-K's partial sums, defined as REDUCE_LAST: a second kernel over all of C, or the
-// last of each tile's blocks to finish (gl::reduce_tile_if_last: no second launch, the same sums in
-// the same order). With `last`, an arrival counter per tile (reduce_counters).
-inline ParamSpec reduce_param() {
-  return {"reduce", {0}, 0, 1,
-          "split-K: the partial sums added by a second kernel, or by the last of a tile's blocks to finish (no "
-          "second launch; the same sums in the same order)",
-          {"kernel", "last"}};
-}
-inline bool reduce_last(const ParamValues& v) { return v.at("reduce")[0] == 1; }
-inline std::string reduce_entry(const ParamValues& v) { return reduce_last(v) ? "" : "gemm_splitk_reduce"; }
-long long reduce_counters(const ParamValues& v, const Problem& p);
-
 // Checks shared by the families that stage k-major tiles with 16-byte chunks.
 void chunk_violations(std::vector<std::string>& out, int bm, int bn, int bk, int tm, int tn, int threads);
 

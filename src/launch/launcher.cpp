@@ -379,7 +379,7 @@ FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeome
     k.kernel = k.module.kernel(family_.entry());
     if (auto spec = family_.packing(values_); spec.planes > 0) k.pack = k.module.kernel(spec.entry);
     if (auto spec = family_.packing(values_); spec.int8()) k.scan = k.module.kernel(spec.scan_entry);
-    if (auto reduce = family_.reduce_entry(values_); !reduce.empty()) k.reduce = k.module.kernel(reduce);
+    if (!family_.reduce_entry().empty()) k.reduce = k.module.kernel(family_.reduce_entry());
     if (auto t = family_.tma_operands(values_); t.used()) k.stage = k.module.kernel(t.stage_entry);
     GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, reinterpret_cast<const void*>(k.kernel)));
     it = loaded_.emplace(key, std::move(k)).first;

@@ -569,59 +569,6 @@ __device__ inline void splitk_reduce(const GemmArgs& g, int splits) {
   }
 }
 
-// Split-K without a second kernel (REDUCE_LAST): after storing its partial sums (store_result), a
-// block counts its arrival on its tile's counter; the last of the tile's gridDim.z blocks adds the
-// partial sums of the tile in split order, as splitk_reduce does (so the same result bit for bit,
-// whichever block is last), stores C and leaves the counter zero. The fence makes a block's partial
-// sums visible before its arrival is counted. Each thread holds CHUNK groups of four columns and
-// reads them for one split before the next (16-byte loads along the padded partial rows): a round
-// trip to L2 per split and chunk, not per element.
-template <class Acc, int TileM, int TileN, int Threads>
-__device__ inline void reduce_tile_if_last(const GemmArgs& g, long long m0, long long n0, unsigned* arrivals) {
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(arrivals, 1u) == gridDim.z - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  constexpr int planes = kPartialPlanes<Acc>, QUADS = TileM * TileN / 4, PER = (QUADS + Threads - 1) / Threads;
-  constexpr int CHUNK = PER < 8 ? PER : 8;
-  const long long pitch = partial_pitch(g.n), plane = g.m * pitch;
-  for (int q0 = 0; q0 < PER; q0 += CHUNK) {
-    Acc sum[CHUNK][4] = {};
-    for (int z = 0; z < int(gridDim.z); ++z) {
-      const float* split = g.workspace + z * planes * plane;
-#pragma unroll
-      for (int q = 0; q < CHUNK; ++q) {
-        const int e = threadIdx.x + (q0 + q) * Threads;
-        const long long i = m0 + e / (TileN / 4), j = n0 + e % (TileN / 4) * 4;
-        if (e >= QUADS || i >= g.m || j >= g.n) continue;
-        const float4 hi = __ldcg(reinterpret_cast<const float4*>(split + i * pitch + j));
-        float4 lo = {0, 0, 0, 0};
-        if (planes == 2) lo = __ldcg(reinterpret_cast<const float4*>(split + plane + i * pitch + j));
-        const float h[4] = {hi.x, hi.y, hi.z, hi.w}, l[4] = {lo.x, lo.y, lo.z, lo.w};
-#pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          Acc v = Acc(h[c]);  // partial_at's sum of the planes
-          if (planes == 2) v += Acc(l[c]);
-          sum[q][c] += v;
-        }
-      }
-    }
-#pragma unroll
-    for (int q = 0; q < CHUNK; ++q) {
-      const int e = threadIdx.x + (q0 + q) * Threads;
-      const long long i = m0 + e / (TileN / 4), j = n0 + e % (TileN / 4) * 4;
-      if (e >= QUADS || i >= g.m) continue;
-#pragma unroll
-      for (int c = 0; c < 4; ++c)
-        if (j + c < g.n) store_c(g, i, j + c, float(sum[q][c]));
-    }
-  }
-  if (threadIdx.x == 0) *arrivals = 0;
-}
-
 // Tiles of TILE_K along K.
 __device__ inline int k_tiles(const GemmArgs& g, int tile_k) { return int((g.k + tile_k - 1) / tile_k); }
 
@@ -651,16 +598,6 @@ __device__ inline void store_result(const GemmArgs& g, const Tile& t, long long 
   const bool split = gridDim.z > 1, vec = split || C_VEC;
   t.store(splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec, 0, split);
   if (planes == 2 && split) t.store(splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1, split);
-}
-
-// The end of a block's tile: its result (store_result), and with LAST (the family's REDUCE_LAST) and
-// split-K the tile's sum by its last block. (bm, bn): the tile, its counter bm · gridDim.x + bn.
-template <class Acc, int TileM, int TileN, int Threads, bool LAST, class Tile>
-__device__ inline void finish_tile(const GemmArgs& g, const Tile& t, int bm, int bn, int row0, int col0) {
-  const long long m0 = (long long)bm * TileM, n0 = (long long)bn * TileN;
-  store_result<Acc>(g, t, m0, n0, row0, col0);
-  if (LAST && gridDim.z > 1)
-    reduce_tile_if_last<Acc, TileM, TileN, Threads>(g, m0, n0, g.counters + (long long)bm * gridDim.x + bn);
 }
 
 }  // namespace gl

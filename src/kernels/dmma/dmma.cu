@@ -12,10 +12,6 @@
 // the shared-memory bytes of a tile of doubles.
 #include "gemm_tile.cuh"
 
-#ifndef REDUCE_LAST
-#define REDUCE_LAST 0
-#endif
-
 constexpr int WARPS_N = BN / WN;
 constexpr int NT = (BM / WM) * WARPS_N * 32;
 constexpr int MT = WM / 16, NTL = WN / 8;  // mma tiles per warp along M and N
@@ -126,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_dmma(GemmArgs g) {
   int first, count;
   gl::split_run(g, BK, first, count);
   gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, false, TileA, TileB>(g, smem, m0, n0, t, row0, col0, first, count);
-  gl::finish_tile<double, BM, BN, NT, REDUCE_LAST>(g, t, bm, bn, row0, col0);
+  gl::store_result<double>(g, t, m0, n0, row0, col0);
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {

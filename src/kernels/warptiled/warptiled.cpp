@@ -28,8 +28,7 @@ class Warptiled final : public KernelFamily {
             {"fragments", {0}, 0, 1, "register fragments of the k steps", {"single", "double"}},
             {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed (small M·N, huge K)"},
             {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"},
-            tiled::accum_param(/*tile_sums=*/true),
-            tiled::reduce_param()};
+            tiled::accum_param(/*tile_sums=*/true)};
   }
   const char* source() const override { return embedded::warptiled_source; }
   std::string entry() const override { return "gemm_warptiled"; }
@@ -58,17 +57,14 @@ class Warptiled final : public KernelFamily {
             tiled::define("TN", r[1]), tiled::define("STAGES", v.at("stages")[0]),
             tiled::define("CONFLICT", v.at("conflict")[0]), tiled::define("GROUP", v.at("group")[0]),
             tiled::define("MINBLOCKS", v.at("minblocks")[0]), tiled::define("FRAGS", v.at("fragments")[0] + 1),
-            tiled::define("ACCUM", v.at("accum")[0]), tiled::define("REDUCE_LAST", tiled::reduce_last(v))};
+            tiled::define("ACCUM", v.at("accum")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     auto g = tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
     return g;
   }
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
-  std::string reduce_entry(const ParamValues& v) const override { return tiled::reduce_entry(v); }
-  long long workspace_counters(const ParamValues& v, const Problem& p) const override {
-    return tiled::reduce_counters(v, p);
-  }
+  std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }

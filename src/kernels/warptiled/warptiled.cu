@@ -6,10 +6,6 @@
 // rows (gl::grouped_tile).
 #include "gemm_tile.cuh"
 
-#ifndef REDUCE_LAST
-#define REDUCE_LAST 0
-#endif
-
 constexpr int WARPS_N = BN / WN;
 constexpr int NT = (BM / WM) * WARPS_N * 32;
 constexpr int LANES_N = WN / TN;  // lanes along N in a warp
@@ -39,7 +35,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   gl::split_run(g, BK, first, count);
   gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0, first,
                                                                         count);
-  gl::finish_tile<Accumulator, BM, BN, NT, REDUCE_LAST>(g, t, bm, bn, row0, col0);
+  gl::store_result<Accumulator>(g, t, m0, n0, row0, col0);
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
