@@ -378,6 +378,9 @@ TEST(Wgmma, KstepScheduleConstraints) {
   EXPECT_NE(why("accum=kstep,tile=128x128x32,stages=3,slices=1,compensate=0,inflight=2").find("registers"),
             std::string::npos);
   EXPECT_EQ(why(narrow + "pingpong=yes"), "");
+  // Three k steps in flight: a third fragment fits the packed 128x64 tile, not the one splitting A in registers.
+  EXPECT_EQ(why(narrow + "inflight=3"), "");
+  EXPECT_NE(why(narrow + "inflight=3,split_a=registers").find("registers per consumer thread"), std::string::npos);
   EXPECT_NE(why("tile=128x128x32,stages=3,slices=1,pingpong=yes").find("needs accum=kstep and consumers=2"),
             std::string::npos);
   EXPECT_NE(why("accum=kstep,tile=64x64x32,consumers=1,slices=1,pingpong=yes").find("consumers=2"), std::string::npos);

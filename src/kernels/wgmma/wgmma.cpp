@@ -64,9 +64,9 @@ class Wgmma final : public KernelFamily {
              "split in registers, read in place when K-contiguous, only op(A) packed) and C's few rows become the "
              "tile's N: for products of few rows and a large op(B)",
              {"no", "yes"}},
-            {"inflight", {1}, 1, 2,
-             "accum=kstep: k steps in flight per consumer; 2 issues a step's wgmmas before the previous step's "
-             "fragment is added (one more fragment of registers, the same sums)"},
+            {"inflight", {1}, 1, 3,
+             "accum=kstep: k steps in flight per consumer; above 1 a step's wgmmas are issued before the fragments "
+             "of the inflight - 1 steps before it are added (a fragment of registers each, the same sums)"},
             {"steps", {1}, 1, 4,
              "accum=kstep: k steps (of 8) whose products the tensor cores sum in one fresh fragment (fewer waits "
              "and additions; each truncating sum covers more products)"},

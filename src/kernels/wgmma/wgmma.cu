@@ -386,10 +386,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         // COMPENSATE K tiles, then part added to acc with compensation (with COMPENSATE > 1, SLICES is
         // 1 and part spans the tile's width); COMPENSATE 0: every fragment added to acc with
         // compensation, no part (its registers let 128x128 run m64n128 wgmmas, slices=1).
-        // Reading a fragment waits for its wgmmas: with INFLIGHT 2
-        // fragment j's wgmmas are issued before fragment j - 1 is added (wait<1>), so that the
-        // addition runs beside the tensor cores instead of between their groups; the sums, and so the
-        // result, are the same bit for bit.
+        // Reading a fragment waits for its wgmmas: with INFLIGHT > 1
+        // fragment j's wgmmas are issued before fragment j - INFLIGHT + 1 is added (wait<INFLIGHT - 1>),
+        // so that the addition runs beside the tensor cores instead of between their groups; the sums,
+        // and so the result, are the same bit for bit.
         const bool flush = true;
         constexpr int FRAGS = BK / 8 / FRAG_STEPS, GROUPS = SLICES * FRAGS;  // per slice, per K tile
 #if COMPENSATE
