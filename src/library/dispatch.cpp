@@ -216,11 +216,10 @@ const Candidate kSimtOld[] = {{"vectorized", "", 128, 0.45, Candidate::simt}};
 // sums) 2-4 % faster on the T512 and T64 layers (perf-log 73): 0.93. 128x128 with slices=2 has no
 // registers for it.
 const Candidate kWgmma3x[] = {
-    {"wgmma", "mode=3x,accum=kstep,tile=128x128x32,stages=3,slices=2", 0, 1.2, Candidate::tensor},
-    // 128x64 with op(A) packed too and two k steps in flight: as fast as 128x128 at 4096³ and 8192³
-    // (77.5 and 81.8 TFLOP/s against 76.5 and 81.9), faster at 2048³ and 1024³ (64.1 and 45.3
-    // against 61.6 and 23.9, unsplit; results/h100/wgmma/pingpong-5e3659c): 1.2 like 128x128
-    // (perf-log 80).
+    // 128x64 with op(A) packed too and two k steps in flight: as fast as 128x128 slices=2 at 4096³ and
+    // 8192³ (77.5 and 81.8 TFLOP/s against 76.5 and 81.9), faster at 2048³ and 1024³ (64.1 and 45.3
+    // against 61.6 and 23.9, unsplit; results/h100/wgmma/pingpong-5e3659c), and never slower on the
+    // corpus's products (candidates-faff25b): it replaces 128x128 (perf-log 82).
     {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,inflight=2", 0, 1.2, Candidate::tensor},
     {"wgmma", "mode=3x,accum=kstep,tile=128x64x32,stages=4,slices=1,split_a=registers,inflight=2", 0, 0.93,
      Candidate::tensor},
