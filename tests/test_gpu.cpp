@@ -88,7 +88,8 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"gemv-block", "splits=3"}, {"gemv-block", "threads=128,splits=5,accum=fp64"},
                                 {"gemv-columns", "splits=7,accum=fp64"}, {"outer", "threads=64,rows=4,kc=4"},
                                 {"outer", "accum=fp64"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64"},
-                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5,accum=fp64"}})
+                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5,accum=fp64"},
+                                {"dmma", "tile=128x16x32,warp=32x16,splitk=3"}})
     c.emplace_back(find_family(family), parse_params(*find_family(family), params));
   return c;
 }

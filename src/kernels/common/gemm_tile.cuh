@@ -159,6 +159,7 @@ __device__ inline void store_c4(const GemmArgs& g, long long i, long long j, con
 template <int OUTER, int K, int PAD, bool SWIZZLE>
 struct KTile {
   static constexpr bool kAlongK = false;  // consecutive k are a row apart
+  static constexpr bool kShifted = false, kSwizzled = SWIZZLE;
   static constexpr int kRow = OUTER + PAD;
   static constexpr int kFloats = K * kRow;
   __device__ static int index(int k, int o) {
@@ -175,9 +176,18 @@ struct KTile {
 template <int OUTER, int K, int PAD>
 struct OTile {
   static constexpr bool kAlongK = true;
+  static constexpr bool kShifted = false, kSwizzled = false;
   static constexpr int kRow = K + PAD;
   static constexpr int kFloats = OUTER * kRow;
   __device__ static int index(int k, int o) { return o * kRow + k; }
+};
+
+// A tile whose lines (its rows along the operand's contiguous dimension) are copied by
+// ShiftedCopier: each line sits 0-3 floats right of its place, by its line_shift.
+template <class Tile>
+struct Shifted : Tile {
+  static constexpr bool kShifted = true;
+  static_assert(!Tile::kSwizzled && Tile::kRow % 4 == 0, "shifted lines need plain rows of whole 16-byte pieces");
 };
 
 // The tile of a family compiled with CONFLICT: 0 none, 1 rows padded by one 16-byte chunk,
@@ -381,6 +391,73 @@ struct TileCopier {
   }
 };
 
+// ---- operands whose lines do not start 16-byte aligned ----
+//
+// A leading dimension that is not a multiple of 4 (or a base address off 16 bytes) leaves
+// TileCopier 4-byte copies: dmma ran lt-777x555x333 in 20.4 us so, 16.1 with the same operands
+// padded (perf-log 83). ShiftedCopier copies each line of the tile in 16-byte pieces from the
+// aligned address at or below its first element instead, so the line lands in shared memory moved
+// right by that element's place in its 16 bytes, its shift, into the tile's padding (a line spans
+// kLine / 4 + 1 pieces). A tile starts its lines at a multiple of 4 along the contiguous
+// dimension, and lines 4 apart have the same shift (4·ld floats is a whole number of pieces), so
+// a reader whose lines lie a multiple of 4 apart adds one shift to all its reads. The piece before
+// a line's first element stays inside the allocation (16-byte aligned), past the matrix the copy's
+// source size zero-fills: nothing outside the operand's allocation is read.
+
+// The shift of the line of operand x that holds element (o, k) with k (o) a multiple of 4.
+template <bool CONTIG_K>
+__device__ inline int line_shift(const Operand& x, long long line) {
+  return int(reinterpret_cast<unsigned long long>(CONTIG_K ? x.at(line, 0) : x.at(0, line)) >> 2) & 3;
+}
+
+template <int OUTER, int K, int NT, bool CONTIG_K, class Tile>
+struct ShiftedCopier {
+  static_assert(CONTIG_K == Tile::kAlongK, "a shifted tile keeps the operand's contiguous dimension contiguous");
+  static constexpr int kLine = CONTIG_K ? K : OUTER;  // floats of a line
+  static constexpr int kLines = CONTIG_K ? OUTER : K;
+  static constexpr int kPieces = kLine / 4 + 1;       // 16-byte pieces a line spans at any shift
+  static_assert(kLine % 4 == 0 && Tile::kRow >= 4 * kPieces, "a line's pieces must fit its row of the tile");
+  static constexpr int kCopies = (kLines * kPieces + NT - 1) / NT;
+
+  Operand x;
+  long long o0;
+
+  __device__ ShiftedCopier(const Operand& x_, long long o0_) : x(x_), o0(o0_) {}
+
+  __device__ void issue(float* s, int tile) const {
+    const long long k0 = (long long)tile * K;
+    const long long extent = CONTIG_K ? x.k : x.outer, lines = CONTIG_K ? x.outer : x.k;
+    const float* nowhere = x.p - line_shift<CONTIG_K>(x, 0);  // an aligned source for empty pieces
+#pragma unroll
+    for (int i = 0; i < kCopies; ++i) {
+      const int e = threadIdx.x + i * NT;
+      if (kLines * kPieces % NT != 0 && e >= kLines * kPieces) break;
+      const int line = e / kPieces, piece = e % kPieces;
+      // The line's global index and its first element's coordinate along the line.
+      const long long at = (CONTIG_K ? o0 : k0) + line, first = CONTIG_K ? k0 : o0;
+      const int shift = line_shift<CONTIG_K>(x, at);
+      const long long c = first - shift + 4 * piece;  // the piece's first element along the line
+      const long long left = extent - c;
+      const int valid = at < lines ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+      const float* src = (CONTIG_K ? x.at(at, first) : x.at(first, at)) - shift + 4 * piece;
+      cp_async16(s + (CONTIG_K ? Tile::index(4 * piece, line) : Tile::index(line, 4 * piece)), valid ? src : nowhere,
+                 valid);
+    }
+  }
+};
+
+// The copier of a shared tile: shifted pieces for a Shifted tile, else TileCopier.
+template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile, bool = Tile::kShifted>
+struct CopierOf {
+  using type = TileCopier<OUTER, K, NT, CONTIG_K, VEC, Tile>;
+};
+template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
+struct CopierOf<OUTER, K, NT, CONTIG_K, VEC, Tile, true> {
+  using type = ShiftedCopier<OUTER, K, NT, CONTIG_K, Tile>;
+};
+template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
+using CopierFor = typename CopierOf<OUTER, K, NT, CONTIG_K, VEC, Tile>::type;
+
 // ---- the thread tile: FM × FN outputs as (FM/4) × (FN/4) sub-tiles of 4 × 4 ----
 //
 // FM × FN outputs; sub-tile (i, j) covers rows row0 + i*ROW_STEP + 0..3 and columns col0 + j*COL_STEP + 0..3 of the
@@ -489,8 +566,8 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
   // Tiles are counted from first_tile (split-K gives each split its own range of K).
   // int: K < 2^31, and a 64-bit modulo in slot() would cost a dozen instructions per call.
   auto slot = [&](int tile) { return smem + (tile % NSTAGES) * kStage; };
-  const TileCopier<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA> copy_a(A, m0);
-  const TileCopier<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB> copy_b(B, n0);
+  const CopierFor<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA> copy_a(A, m0);
+  const CopierFor<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB> copy_b(B, n0);
   auto issue = [&](int tile) {
     if (tile < tiles && (!ABLATE_NO_LOAD || tile < NSTAGES - 1)) {
       copy_a.issue(slot(tile), first_tile + tile);
