@@ -401,8 +401,9 @@ struct TileCopier {
 // kLine / 4 + 1 pieces). A tile starts its lines at a multiple of 4 along the contiguous
 // dimension, and lines 4 apart have the same shift (4·ld floats is a whole number of pieces), so
 // a reader whose lines lie a multiple of 4 apart adds one shift to all its reads. The piece before
-// a line's first element stays inside the allocation (16-byte aligned), past the matrix the copy's
-// source size zero-fills: nothing outside the operand's allocation is read.
+// a line's first element stays inside the allocation (16-byte aligned); a piece that reaches past
+// the line's end copies its elements 4 bytes at a time and zeroes the rest, so nothing past the
+// matrix is read.
 
 // The shift of the line of operand x that holds element (o, k) with k (o) a multiple of 4.
 template <bool CONTIG_K>
@@ -417,31 +418,62 @@ struct ShiftedCopier {
   static constexpr int kLines = CONTIG_K ? OUTER : K;
   static constexpr int kPieces = kLine / 4 + 1;       // 16-byte pieces a line spans at any shift
   static_assert(kLine % 4 == 0 && Tile::kRow >= 4 * kPieces, "a line's pieces must fit its row of the tile");
-  static constexpr int kCopies = (kLines * kPieces + NT - 1) / NT;
+  // kSpan threads share a line: thread t copies pieces t % kSpan, + kSpan, ... of lines t / kSpan,
+  // + kPass, + 2·kPass, ...: a multiple of 4 lines a pass keeps the line's shift, so each copy is a
+  // constant step of source and destination (TileCopier's reason: no per-copy address arithmetic in
+  // the main loop).
+  static constexpr int kSpan = kPieces < NT / 4 ? kPieces : NT / 4;
+  static constexpr int kPass = NT / kSpan / 4 * 4;
+  static_assert(kPass >= 4, "the block must copy four lines of the tile at a time");
+  static constexpr int kCopies = (kLines + kPass - 1) / kPass, kRuns = (kPieces + kSpan - 1) / kSpan;
 
   Operand x;
-  long long o0;
+  int line, piece, dst;  // this thread's first line of the tile (kPass and above: none), piece, and its place
+  long long at, c;       // in tile 0: that line's index in the operand, its piece's first element along it
+  const float* src;      // and the piece's (16-byte aligned) source
+  long long line_step, tile_step;
 
-  __device__ ShiftedCopier(const Operand& x_, long long o0_) : x(x_), o0(o0_) {}
+  __device__ ShiftedCopier(const Operand& x_, long long o0) : x(x_) {
+    piece = threadIdx.x % kSpan;
+    line = threadIdx.x / kSpan;
+    at = (CONTIG_K ? o0 : 0) + line;
+    const long long first = CONTIG_K ? 0 : o0;
+    const int shift = line_shift<CONTIG_K>(x, at);
+    c = first - shift + 4 * piece;
+    src = (CONTIG_K ? x.at(at, first) : x.at(first, at)) - shift + 4 * piece;
+    dst = CONTIG_K ? Tile::index(4 * piece, line) : Tile::index(line, 4 * piece);
+    line_step = kPass * (CONTIG_K ? x.s_outer : x.s_k);
+    tile_step = K * x.s_k;
+  }
 
   __device__ void issue(float* s, int tile) const {
+    if (line >= kPass) return;
     const long long k0 = (long long)tile * K;
-    const long long extent = CONTIG_K ? x.k : x.outer, lines = CONTIG_K ? x.outer : x.k;
-    const float* nowhere = x.p - line_shift<CONTIG_K>(x, 0);  // an aligned source for empty pieces
+    const long long lines = CONTIG_K ? x.outer : x.k, extent = CONTIG_K ? x.k : x.outer;
+    const long long at_t = at + (CONTIG_K ? 0 : k0), c_t = c + (CONTIG_K ? k0 : 0);
+    const float* p = src + tile * tile_step;
 #pragma unroll
     for (int i = 0; i < kCopies; ++i) {
-      const int e = threadIdx.x + i * NT;
-      if (kLines * kPieces % NT != 0 && e >= kLines * kPieces) break;
-      const int line = e / kPieces, piece = e % kPieces;
-      // The line's global index and its first element's coordinate along the line.
-      const long long at = (CONTIG_K ? o0 : k0) + line, first = CONTIG_K ? k0 : o0;
-      const int shift = line_shift<CONTIG_K>(x, at);
-      const long long c = first - shift + 4 * piece;  // the piece's first element along the line
-      const long long left = extent - c;
-      const int valid = at < lines ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
-      const float* src = (CONTIG_K ? x.at(at, first) : x.at(first, at)) - shift + 4 * piece;
-      cp_async16(s + (CONTIG_K ? Tile::index(4 * piece, line) : Tile::index(line, 4 * piece)), valid ? src : nowhere,
-                 valid);
+      if (kLines % kPass != 0 && line + i * kPass >= kLines) break;
+      const bool inside = at_t + i * kPass < lines;
+#pragma unroll
+      for (int r = 0; r < kRuns; ++r) {
+        if (kPieces % kSpan != 0 && piece + r * kSpan >= kPieces) break;
+        const int along = 4 * r * kSpan;  // floats past the thread's first piece
+        float* d = s + dst + along + (CONTIG_K ? Tile::index(0, i * kPass) : Tile::index(i * kPass, 0));
+        const float* q = p + i * line_step + along;
+        const long long left = inside ? extent - c_t - along : 0;  // the line's elements from the piece's first
+        if (left >= 4) {
+          cp_async16(d, q, 4);
+        } else {  // the line's end: its elements only (a 16-byte read would run past the allocation)
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (j < left)
+              cp_async4(d + j, q + j, true);
+            else
+              d[j] = 0.0f;
+        }
+      }
     }
   }
 };
