@@ -260,15 +260,28 @@ using LoaderB = ChunkLoader<OUTER, K, NT, !B_N_CONTIG, B_VEC>;
 
 // ---- global → shared without registers (cp.async, sm_80+) ----
 //
-// Inline PTX rather than cuda::memcpy_async: the src-size operand zero-fills the part of a copy
-// that lies outside the matrix, which is how edge tiles get their zero padding for free.
+// Inline PTX rather than cuda::memcpy_async: cp_async4's src-size operand zero-fills an element
+// outside the matrix, which is how edge tiles get their zero padding.
 __device__ inline void cp_async4(float* dst, const float* src, bool valid) {
   unsigned d = unsigned(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
 }
-__device__ inline void cp_async16(float* dst, const float* src, int valid_floats) {
+__device__ inline void cp_async16(float* dst, const float* src) {
   unsigned d = unsigned(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid_floats * 4));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
+}
+// One 16-byte piece of a line with `left` of the line's elements from its first on (0 or less: a
+// piece of zeros): one copy inside the line; at its end, the elements 4 bytes at a time and zeros
+// for the rest, because compute-sanitizer counts a copy's whole 16 bytes against the allocation
+// whatever its source size, and an operand's last line may end where its allocation does.
+__device__ inline void cp_async_piece(float* d, const float* q, long long left) {
+  if (left >= 4) return cp_async16(d, q);
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    if (j < left)
+      cp_async4(d + j, q + j, true);
+    else
+      d[j] = 0.0f;
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -290,9 +303,7 @@ __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, l
       int c = threadIdx.x + i * NT;
       int o = c / (K / 4), k = (c % (K / 4)) * 4;
       long long go = o0 + o, gk = k0 + k;
-      long long left = x.k - gk;
-      int valid = go < x.outer ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
-      cp_async16(s + Tile::index(k, o), valid ? x.at(go, gk) : x.p, valid);
+      cp_async_piece(s + Tile::index(k, o), x.at(go, gk), go < x.outer ? x.k - gk : 0);
     }
   } else if (!CONTIG_K && VEC && !Tile::kAlongK) {
     constexpr int kChunks = OUTER * K / 4;
@@ -302,9 +313,7 @@ __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, l
       int c = threadIdx.x + i * NT;
       int k = c / (OUTER / 4), o = (c % (OUTER / 4)) * 4;
       long long go = o0 + o, gk = k0 + k;
-      long long left = x.outer - go;
-      int valid = gk < x.k ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
-      cp_async16(s + Tile::index(k, o), valid ? x.at(go, gk) : x.p, valid);
+      cp_async_piece(s + Tile::index(k, o), x.at(go, gk), gk < x.k ? x.outer - go : 0);
     }
   } else {
     constexpr int kElems = OUTER * K;
@@ -368,7 +377,7 @@ struct TileCopier {
       for (int i = 0; i < kCopies; ++i) {
         float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
         if (kChunk)
-          cp_async16(d, p + i * copy_step, 4);
+          cp_async16(d, p + i * copy_step);
         else
           cp_async4(d, p + i * copy_step, true);
       }
@@ -379,10 +388,8 @@ struct TileCopier {
       const long long o = o0 + o_t + i * DO, k = k0 + k_t + i * DK;
       float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
       if (kChunk) {
-        long long left = CONTIG_K ? x.k - k : x.outer - o;
-        bool across = CONTIG_K ? o < x.outer : k < x.k;  // the other dimension inside the matrix
-        int valid = across ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
-        cp_async16(d, valid ? p + i * copy_step : x.p, valid);
+        const bool across = CONTIG_K ? o < x.outer : k < x.k;  // the other dimension inside the matrix
+        cp_async_piece(d, p + i * copy_step, across ? (CONTIG_K ? x.k - k : x.outer - o) : 0);
       } else {
         bool valid = x.in(o, k);
         cp_async4(d, valid ? p + i * copy_step : x.p, valid);
@@ -401,9 +408,8 @@ struct TileCopier {
 // kLine / 4 + 1 pieces). A tile starts its lines at a multiple of 4 along the contiguous
 // dimension, and lines 4 apart have the same shift (4·ld floats is a whole number of pieces), so
 // a reader whose lines lie a multiple of 4 apart adds one shift to all its reads. The piece before
-// a line's first element stays inside the allocation (16-byte aligned); a piece that reaches past
-// the line's end copies its elements 4 bytes at a time and zeroes the rest, so nothing past the
-// matrix is read.
+// a line's first element stays inside the allocation (16-byte aligned); past the line's end,
+// cp_async_piece.
 
 // The shift of the line of operand x that holds element (o, k) with k (o) a multiple of 4.
 template <bool CONTIG_K>
@@ -462,17 +468,7 @@ struct ShiftedCopier {
         const int along = 4 * r * kSpan;  // floats past the thread's first piece
         float* d = s + dst + along + (CONTIG_K ? Tile::index(0, i * kPass) : Tile::index(i * kPass, 0));
         const float* q = p + i * line_step + along;
-        const long long left = inside ? extent - c_t - along : 0;  // the line's elements from the piece's first
-        if (left >= 4) {
-          cp_async16(d, q, 4);
-        } else {  // the line's end: its elements only (a 16-byte read would run past the allocation)
-#pragma unroll
-          for (int j = 0; j < 4; ++j)
-            if (j < left)
-              cp_async4(d + j, q + j, true);
-            else
-              d[j] = 0.0f;
-        }
+        cp_async_piece(d, q, inside ? extent - c_t - along : 0);
       }
     }
   }
