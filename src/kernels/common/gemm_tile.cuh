@@ -276,7 +276,7 @@ __device__ inline void cp_async16(float* dst, const float* src) {
 // whatever its source size, and an operand's last line may end where its allocation does.
 __device__ inline void cp_async_piece(float* d, const float* q, long long left) {
   if (left >= 4) return cp_async16(d, q);
-#pragma unroll
+#pragma unroll 1  // rare: a short loop rather than four predicated copies and stores on every piece
   for (int j = 0; j < 4; ++j)
     if (j < left)
       cp_async4(d + j, q + j, true);
@@ -434,12 +434,13 @@ struct ShiftedCopier {
   static constexpr int kCopies = (kLines + kPass - 1) / kPass, kRuns = (kPieces + kSpan - 1) / kSpan;
 
   Operand x;
+  long long o0;
   int line, piece, dst;  // this thread's first line of the tile (kPass and above: none), piece, and its place
   long long at, c;       // in tile 0: that line's index in the operand, its piece's first element along it
   const float* src;      // and the piece's (16-byte aligned) source
   long long line_step, tile_step;
 
-  __device__ ShiftedCopier(const Operand& x_, long long o0) : x(x_) {
+  __device__ ShiftedCopier(const Operand& x_, long long o0_) : x(x_), o0(o0_) {
     piece = threadIdx.x % kSpan;
     line = threadIdx.x / kSpan;
     at = (CONTIG_K ? o0 : 0) + line;
@@ -458,6 +459,21 @@ struct ShiftedCopier {
     const long long lines = CONTIG_K ? x.outer : x.k, extent = CONTIG_K ? x.k : x.outer;
     const long long at_t = at + (CONTIG_K ? 0 : k0), c_t = c + (CONTIG_K ? k0 : 0);
     const float* p = src + tile * tile_step;
+    // All but the edge tiles: every line inside the matrix and every piece short of its line's end
+    // (4 floats of margin whatever the shift), so plain copies without per-copy checks.
+    if (CONTIG_K ? o0 + OUTER <= x.outer && k0 + K + 4 <= x.k : k0 + K <= x.k && o0 + OUTER + 4 <= x.outer) {
+#pragma unroll
+      for (int i = 0; i < kCopies; ++i) {
+        if (kLines % kPass != 0 && line + i * kPass >= kLines) break;
+#pragma unroll
+        for (int r = 0; r < kRuns; ++r) {
+          if (kPieces % kSpan != 0 && piece + r * kSpan >= kPieces) break;
+          cp_async16(s + dst + 4 * r * kSpan + (CONTIG_K ? Tile::index(0, i * kPass) : Tile::index(i * kPass, 0)),
+                     p + i * line_step + 4 * r * kSpan);
+        }
+      }
+      return;
+    }
 #pragma unroll
     for (int i = 0; i < kCopies; ++i) {
       if (kLines % kPass != 0 && line + i * kPass >= kLines) break;
