@@ -271,17 +271,15 @@ __device__ inline void cp_async16(float* dst, const float* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
 }
 // One 16-byte piece of a line with `left` of the line's elements from its first on (0 or less: a
-// piece of zeros): one copy inside the line; at its end, the elements 4 bytes at a time and zeros
-// for the rest, because compute-sanitizer counts a copy's whole 16 bytes against the allocation
-// whatever its source size, and an operand's last line may end where its allocation does.
-__device__ inline void cp_async_piece(float* d, const float* q, long long left) {
+// piece of zeros): one copy inside the line; at its end, 4-byte copies of its elements and zero
+// fills (source size 0, from `element`, any element of the matrix), because compute-sanitizer
+// counts a copy's whole 16 bytes against the allocation whatever its source size, and an
+// operand's last line may end where its allocation does. Copies only: a plain store of the zeros
+// into the stage ran dmma's edge tiles 2x slower (perf-log 84).
+__device__ inline void cp_async_piece(float* d, const float* q, long long left, const float* element) {
   if (left >= 4) return cp_async16(d, q);
-#pragma unroll 1  // rare: a short loop rather than four predicated copies and stores on every piece
-  for (int j = 0; j < 4; ++j)
-    if (j < left)
-      cp_async4(d + j, q + j, true);
-    else
-      d[j] = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) cp_async4(d + j, j < left ? q + j : element, j < left);
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -303,7 +301,7 @@ __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, l
       int c = threadIdx.x + i * NT;
       int o = c / (K / 4), k = (c % (K / 4)) * 4;
       long long go = o0 + o, gk = k0 + k;
-      cp_async_piece(s + Tile::index(k, o), x.at(go, gk), go < x.outer ? x.k - gk : 0);
+      cp_async_piece(s + Tile::index(k, o), x.at(go, gk), go < x.outer ? x.k - gk : 0, x.p);
     }
   } else if (!CONTIG_K && VEC && !Tile::kAlongK) {
     constexpr int kChunks = OUTER * K / 4;
@@ -313,7 +311,7 @@ __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, l
       int c = threadIdx.x + i * NT;
       int k = c / (OUTER / 4), o = (c % (OUTER / 4)) * 4;
       long long go = o0 + o, gk = k0 + k;
-      cp_async_piece(s + Tile::index(k, o), x.at(go, gk), gk < x.k ? x.outer - go : 0);
+      cp_async_piece(s + Tile::index(k, o), x.at(go, gk), gk < x.k ? x.outer - go : 0, x.p);
     }
   } else {
     constexpr int kElems = OUTER * K;
@@ -389,7 +387,7 @@ struct TileCopier {
       float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
       if (kChunk) {
         const bool across = CONTIG_K ? o < x.outer : k < x.k;  // the other dimension inside the matrix
-        cp_async_piece(d, p + i * copy_step, across ? (CONTIG_K ? x.k - k : x.outer - o) : 0);
+        cp_async_piece(d, p + i * copy_step, across ? (CONTIG_K ? x.k - k : x.outer - o) : 0, x.p);
       } else {
         bool valid = x.in(o, k);
         cp_async4(d, valid ? p + i * copy_step : x.p, valid);
@@ -484,7 +482,7 @@ struct ShiftedCopier {
         const int along = 4 * r * kSpan;  // floats past the thread's first piece
         float* d = s + dst + along + (CONTIG_K ? Tile::index(0, i * kPass) : Tile::index(i * kPass, 0));
         const float* q = p + i * line_step + along;
-        cp_async_piece(d, q, inside ? extent - c_t - along : 0);
+        cp_async_piece(d, q, inside ? extent - c_t - along : 0, x.p);
       }
     }
   }

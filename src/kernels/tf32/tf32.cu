@@ -31,7 +31,7 @@ __device__ inline void copy_tile(float* dst, const float* p, long long sr, long 
     for (int i = 0; i < R * C / 4 / NT; ++i) {
       int e = threadIdx.x + i * NT, r = e / (C / 4), c = (e % (C / 4)) * 4;
       const long long gr = r0 + r, gc = c0 + c;
-      gl::cp_async_piece(dst + r * LD + c, p + gr * sr + gc, gr < rows ? cols - gc : 0);
+      gl::cp_async_piece(dst + r * LD + c, p + gr * sr + gc, gr < rows ? cols - gc : 0, p);
     }
   } else {
     static_assert((R * C) % NT == 0, "tile elements must divide among the threads");
