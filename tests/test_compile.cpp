@@ -120,16 +120,6 @@ TEST_F(CompileTest, EverySearchSpaceConfigurationCompiles) {
         jobs.push_back({f, d, f->name() + " default, variant " + std::to_string(bits), true});
       }
   }
-  // dmma's shifted lines (operands not 16-byte aligned) in the library's tiles, every operand
-  // layout: no spills.
-  const auto& dmma = *find_family("dmma");
-  for (const char* point : {"tile=128x128x16,warp=64x32", "tile=32x128x16", "tile=128x32x16", "tile=16x128x32,warp=16x32",
-                            "tile=128x16x32,warp=32x16"})
-    for (int bits = 0; bits < 4; ++bits) {
-      auto d = dmma.defines(parse_params(dmma, point));
-      for (auto& x : Variant{bool(bits & 1), bool(bits & 2), false, bits == 3, false}.defines()) d.push_back(x);
-      jobs.push_back({&dmma, d, std::string("dmma ") + point + ", unaligned variant " + std::to_string(bits), true});
-    }
   // hopper-simt's fragments a step ahead, at the defaults, in every operand layout: no spills.
   const auto& simt = *find_family("hopper-simt");
   for (const char* point : {"fragments=double", "fragments=double-b"})

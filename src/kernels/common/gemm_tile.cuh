@@ -159,7 +159,6 @@ __device__ inline void store_c4(const GemmArgs& g, long long i, long long j, con
 template <int OUTER, int K, int PAD, bool SWIZZLE>
 struct KTile {
   static constexpr bool kAlongK = false;  // consecutive k are a row apart
-  static constexpr bool kShifted = false, kSwizzled = SWIZZLE;
   static constexpr int kRow = OUTER + PAD;
   static constexpr int kFloats = K * kRow;
   __device__ static int index(int k, int o) {
@@ -176,18 +175,9 @@ struct KTile {
 template <int OUTER, int K, int PAD>
 struct OTile {
   static constexpr bool kAlongK = true;
-  static constexpr bool kShifted = false, kSwizzled = false;
   static constexpr int kRow = K + PAD;
   static constexpr int kFloats = OUTER * kRow;
   __device__ static int index(int k, int o) { return o * kRow + k; }
-};
-
-// A tile whose lines (its rows along the operand's contiguous dimension) are copied by
-// ShiftedCopier: each line sits 0-3 floats right of its place, by its line_shift.
-template <class Tile>
-struct Shifted : Tile {
-  static constexpr bool kShifted = true;
-  static_assert(!Tile::kSwizzled && Tile::kRow % 4 == 0, "shifted lines need plain rows of whole 16-byte pieces");
 };
 
 // The tile of a family compiled with CONFLICT: 0 none, 1 rows padded by one 16-byte chunk,
@@ -260,26 +250,15 @@ using LoaderB = ChunkLoader<OUTER, K, NT, !B_N_CONTIG, B_VEC>;
 
 // ---- global → shared without registers (cp.async, sm_80+) ----
 //
-// Inline PTX rather than cuda::memcpy_async: cp_async4's src-size operand zero-fills an element
-// outside the matrix, which is how edge tiles get their zero padding.
+// Inline PTX rather than cuda::memcpy_async: the src-size operand zero-fills the part of a copy
+// that lies outside the matrix, which is how edge tiles get their zero padding for free.
 __device__ inline void cp_async4(float* dst, const float* src, bool valid) {
   unsigned d = unsigned(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
 }
-__device__ inline void cp_async16(float* dst, const float* src) {
+__device__ inline void cp_async16(float* dst, const float* src, int valid_floats) {
   unsigned d = unsigned(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src));
-}
-// One 16-byte piece of a line with `left` of the line's elements from its first on (0 or less: a
-// piece of zeros): one copy inside the line; at its end, 4-byte copies of its elements and zero
-// fills (source size 0, from `element`, any element of the matrix), because compute-sanitizer
-// counts a copy's whole 16 bytes against the allocation whatever its source size, and an
-// operand's last line may end where its allocation does. Copies only: a plain store of the zeros
-// into the stage ran dmma's edge tiles 2x slower (perf-log 84).
-__device__ inline void cp_async_piece(float* d, const float* q, long long left, const float* element) {
-  if (left >= 4) return cp_async16(d, q);
-#pragma unroll
-  for (int j = 0; j < 4; ++j) cp_async4(d + j, j < left ? q + j : element, j < left);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid_floats * 4));
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -301,7 +280,9 @@ __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, l
       int c = threadIdx.x + i * NT;
       int o = c / (K / 4), k = (c % (K / 4)) * 4;
       long long go = o0 + o, gk = k0 + k;
-      cp_async_piece(s + Tile::index(k, o), x.at(go, gk), go < x.outer ? x.k - gk : 0, x.p);
+      long long left = x.k - gk;
+      int valid = go < x.outer ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+      cp_async16(s + Tile::index(k, o), valid ? x.at(go, gk) : x.p, valid);
     }
   } else if (!CONTIG_K && VEC && !Tile::kAlongK) {
     constexpr int kChunks = OUTER * K / 4;
@@ -311,7 +292,9 @@ __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, l
       int c = threadIdx.x + i * NT;
       int k = c / (OUTER / 4), o = (c % (OUTER / 4)) * 4;
       long long go = o0 + o, gk = k0 + k;
-      cp_async_piece(s + Tile::index(k, o), x.at(go, gk), gk < x.k ? x.outer - go : 0, x.p);
+      long long left = x.outer - go;
+      int valid = gk < x.k ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+      cp_async16(s + Tile::index(k, o), valid ? x.at(go, gk) : x.p, valid);
     }
   } else {
     constexpr int kElems = OUTER * K;
@@ -375,7 +358,7 @@ struct TileCopier {
       for (int i = 0; i < kCopies; ++i) {
         float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
         if (kChunk)
-          cp_async16(d, p + i * copy_step);
+          cp_async16(d, p + i * copy_step, 4);
         else
           cp_async4(d, p + i * copy_step, true);
       }
@@ -386,8 +369,10 @@ struct TileCopier {
       const long long o = o0 + o_t + i * DO, k = k0 + k_t + i * DK;
       float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
       if (kChunk) {
-        const bool across = CONTIG_K ? o < x.outer : k < x.k;  // the other dimension inside the matrix
-        cp_async_piece(d, p + i * copy_step, across ? (CONTIG_K ? x.k - k : x.outer - o) : 0, x.p);
+        long long left = CONTIG_K ? x.k - k : x.outer - o;
+        bool across = CONTIG_K ? o < x.outer : k < x.k;  // the other dimension inside the matrix
+        int valid = across ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+        cp_async16(d, valid ? p + i * copy_step : x.p, valid);
       } else {
         bool valid = x.in(o, k);
         cp_async4(d, valid ? p + i * copy_step : x.p, valid);
@@ -395,110 +380,6 @@ struct TileCopier {
     }
   }
 };
-
-// ---- operands whose lines do not start 16-byte aligned ----
-//
-// A leading dimension that is not a multiple of 4 (or a base address off 16 bytes) leaves
-// TileCopier 4-byte copies: dmma ran lt-777x555x333 in 20.4 us so, 16.1 with the same operands
-// padded (perf-log 83). ShiftedCopier copies each line of the tile in 16-byte pieces from the
-// aligned address at or below its first element instead, so the line lands in shared memory moved
-// right by that element's place in its 16 bytes, its shift, into the tile's padding (a line spans
-// kLine / 4 + 1 pieces). A tile starts its lines at a multiple of 4 along the contiguous
-// dimension, and lines 4 apart have the same shift (4·ld floats is a whole number of pieces), so
-// a reader whose lines lie a multiple of 4 apart adds one shift to all its reads. The piece before
-// a line's first element stays inside the allocation (16-byte aligned); past the line's end,
-// cp_async_piece.
-
-// The shift of the line of operand x that holds element (o, k) with k (o) a multiple of 4.
-template <bool CONTIG_K>
-__device__ inline int line_shift(const Operand& x, long long line) {
-  return int(reinterpret_cast<unsigned long long>(CONTIG_K ? x.at(line, 0) : x.at(0, line)) >> 2) & 3;
-}
-
-template <int OUTER, int K, int NT, bool CONTIG_K, class Tile>
-struct ShiftedCopier {
-  static_assert(CONTIG_K == Tile::kAlongK, "a shifted tile keeps the operand's contiguous dimension contiguous");
-  static constexpr int kLine = CONTIG_K ? K : OUTER;  // floats of a line
-  static constexpr int kLines = CONTIG_K ? OUTER : K;
-  static constexpr int kPieces = kLine / 4 + 1;       // 16-byte pieces a line spans at any shift
-  static_assert(kLine % 4 == 0 && Tile::kRow >= 4 * kPieces, "a line's pieces must fit its row of the tile");
-  // kSpan threads share a line: thread t copies pieces t % kSpan, + kSpan, ... of lines t / kSpan,
-  // + kPass, + 2·kPass, ...: a multiple of 4 lines a pass keeps the line's shift, so each copy is a
-  // constant step of source and destination (TileCopier's reason: no per-copy address arithmetic in
-  // the main loop).
-  static constexpr int kSpan = kPieces < NT / 4 ? kPieces : NT / 4;
-  static constexpr int kPass = NT / kSpan / 4 * 4;
-  static_assert(kPass >= 4, "the block must copy four lines of the tile at a time");
-  static constexpr int kCopies = (kLines + kPass - 1) / kPass, kRuns = (kPieces + kSpan - 1) / kSpan;
-
-  Operand x;
-  long long o0;
-  int line, piece, dst;  // this thread's first line of the tile (kPass and above: none), piece, and its place
-  long long at, c;       // in tile 0: that line's index in the operand, its piece's first element along it
-  const float* src;      // and the piece's (16-byte aligned) source
-  long long line_step, tile_step;
-
-  __device__ ShiftedCopier(const Operand& x_, long long o0_) : x(x_), o0(o0_) {
-    piece = threadIdx.x % kSpan;
-    line = threadIdx.x / kSpan;
-    at = (CONTIG_K ? o0 : 0) + line;
-    const long long first = CONTIG_K ? 0 : o0;
-    const int shift = line_shift<CONTIG_K>(x, at);
-    c = first - shift + 4 * piece;
-    src = (CONTIG_K ? x.at(at, first) : x.at(first, at)) - shift + 4 * piece;
-    dst = CONTIG_K ? Tile::index(4 * piece, line) : Tile::index(line, 4 * piece);
-    line_step = kPass * (CONTIG_K ? x.s_outer : x.s_k);
-    tile_step = K * x.s_k;
-  }
-
-  __device__ void issue(float* s, int tile) const {
-    if (line >= kPass) return;
-    const long long k0 = (long long)tile * K;
-    const long long lines = CONTIG_K ? x.outer : x.k, extent = CONTIG_K ? x.k : x.outer;
-    const long long at_t = at + (CONTIG_K ? 0 : k0), c_t = c + (CONTIG_K ? k0 : 0);
-    const float* p = src + tile * tile_step;
-    // All but the edge tiles: every line inside the matrix and every piece short of its line's end
-    // (4 floats of margin whatever the shift), so plain copies without per-copy checks.
-    if (CONTIG_K ? o0 + OUTER <= x.outer && k0 + K + 4 <= x.k : k0 + K <= x.k && o0 + OUTER + 4 <= x.outer) {
-#pragma unroll
-      for (int i = 0; i < kCopies; ++i) {
-        if (kLines % kPass != 0 && line + i * kPass >= kLines) break;
-#pragma unroll
-        for (int r = 0; r < kRuns; ++r) {
-          if (kPieces % kSpan != 0 && piece + r * kSpan >= kPieces) break;
-          cp_async16(s + dst + 4 * r * kSpan + (CONTIG_K ? Tile::index(0, i * kPass) : Tile::index(i * kPass, 0)),
-                     p + i * line_step + 4 * r * kSpan);
-        }
-      }
-      return;
-    }
-#pragma unroll
-    for (int i = 0; i < kCopies; ++i) {
-      if (kLines % kPass != 0 && line + i * kPass >= kLines) break;
-      const bool inside = at_t + i * kPass < lines;
-#pragma unroll
-      for (int r = 0; r < kRuns; ++r) {
-        if (kPieces % kSpan != 0 && piece + r * kSpan >= kPieces) break;
-        const int along = 4 * r * kSpan;  // floats past the thread's first piece
-        float* d = s + dst + along + (CONTIG_K ? Tile::index(0, i * kPass) : Tile::index(i * kPass, 0));
-        const float* q = p + i * line_step + along;
-        cp_async_piece(d, q, inside ? extent - c_t - along : 0, x.p);
-      }
-    }
-  }
-};
-
-// The copier of a shared tile: shifted pieces for a Shifted tile, else TileCopier.
-template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile, bool = Tile::kShifted>
-struct CopierOf {
-  using type = TileCopier<OUTER, K, NT, CONTIG_K, VEC, Tile>;
-};
-template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
-struct CopierOf<OUTER, K, NT, CONTIG_K, VEC, Tile, true> {
-  using type = ShiftedCopier<OUTER, K, NT, CONTIG_K, Tile>;
-};
-template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
-using CopierFor = typename CopierOf<OUTER, K, NT, CONTIG_K, VEC, Tile>::type;
 
 // ---- the thread tile: FM × FN outputs as (FM/4) × (FN/4) sub-tiles of 4 × 4 ----
 //
@@ -608,8 +489,8 @@ __device__ inline void cp_async_mainloop(const GemmArgs& g, float* smem, long lo
   // Tiles are counted from first_tile (split-K gives each split its own range of K).
   // int: K < 2^31, and a 64-bit modulo in slot() would cost a dozen instructions per call.
   auto slot = [&](int tile) { return smem + (tile % NSTAGES) * kStage; };
-  const CopierFor<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA> copy_a(A, m0);
-  const CopierFor<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB> copy_b(B, n0);
+  const TileCopier<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA> copy_a(A, m0);
+  const TileCopier<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB> copy_b(B, n0);
   auto issue = [&](int tile) {
     if (tile < tiles && (!ABLATE_NO_LOAD || tile < NSTAGES - 1)) {
       copy_a.issue(slot(tile), first_tile + tile);

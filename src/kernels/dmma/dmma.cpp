@@ -52,19 +52,14 @@ class Dmma final : public KernelFamily {
     return tiled::grid_limit(p, v.at("tile")[0]);
   }
   std::vector<Ablation> ablations(const ParamValues&) const override { return {Ablation::no_store, Ablation::no_load}; }
-  // Per block and K tile: the cp.async copies of both tiles (whole lines of 16-byte pieces); per
-  // warp and mma step, MT·k/2 + NTL·k/4 32-bit fragment loads (conflict-free by the padding,
-  // 2-way at most with shifted lines); split-K writes two planes per partial sum.
+  // Per block and K tile: the cp.async copies of both tiles; per warp and mma step, MT·k/2 + NTL·k/4
+  // 32-bit fragment loads (conflict-free by the padding); split-K writes two planes per partial sum.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
     auto &t = v.at("tile"), &w = v.at("warp");
     const int nt = threads(v), warps = nt / 32, k = mma_k(v);
     const auto tl = tiling(v, p);
     const double steps = tl.blocks * tl.ktiles;
-    // 16-byte copies; a line that is not 16-byte aligned (!vec) spans one piece more.
-    auto copies = [&](int outer, bool k_contig, bool vec) {
-      const double line = k_contig ? t[2] : outer, lines = k_contig ? outer : t[2];
-      return lines * (line / 4 + (vec ? 0 : 1)) / nt;
-    };
+    auto copies = [&](int outer, bool k_contig, bool vec) { return double(outer) * t[2] / (!k_contig && vec ? 4 : 1) / nt; };
     KernelModel m;
     m.global_load_inst = 0;
     m.global_async_inst =

@@ -5,7 +5,7 @@
 // the H100 the FP64 tensor cores run as many flops as the FP32 FFMA pipes, where DFMA runs half.
 //
 // The tiles come through warptiled's cp.async pipeline (gemm_tile.cuh), each laid out as its operand
-// lies, so that every copy is 16 bytes wide (unaligned lines shifted, gl::ShiftedCopier): k-major (rows of BM + 8
+// lies, so that every copy is 16 bytes wide where the operand is aligned: k-major (rows of BM + 8
 // floats) for an operand contiguous along M or N, outer-major (rows of BK + 4) for one contiguous
 // along K. A fragment's lanes (k = tig, o = gid) then read banks 8·tig + gid, or 4·gid + tig (times
 // 5 for BK = 16): no conflicts either way. They are read as floats and widened in registers: half
@@ -17,25 +17,15 @@ constexpr int NT = (BM / WM) * WARPS_N * 32;
 constexpr int MT = WM / 16, NTL = WN / 8;  // mma tiles per warp along M and N
 
 template <int OUTER, bool K_CONTIG>
-struct LayoutOf {
+struct TileOf {
   using type = gl::KTile<OUTER, BK, 8, false>;
 };
 template <int OUTER>
-struct LayoutOf<OUTER, true> {
+struct TileOf<OUTER, true> {
   using type = gl::OTile<OUTER, BK, 4>;
 };
-// An operand whose lines are not 16-byte aligned comes in 16-byte pieces, each line shifted
-// (gl::Shifted): 4-byte copies cost a quarter of the call at lt-777x555x333 (perf-log 83).
-template <class Layout, bool VEC>
-struct AlignedOf {
-  using type = Layout;
-};
-template <class Layout>
-struct AlignedOf<Layout, false> {
-  using type = gl::Shifted<Layout>;
-};
-using TileA = AlignedOf<LayoutOf<BM, A_K_CONTIG>::type, A_VEC>::type;
-using TileB = AlignedOf<LayoutOf<BN, !B_N_CONTIG>::type, B_VEC>::type;
+using TileA = TileOf<BM, A_K_CONTIG>::type;
+using TileB = TileOf<BN, !B_N_CONTIG>::type;
 
 static_assert(MMA_K == 4 || MMA_K == 8 || MMA_K == 16, "the FP64 mma shapes are m16n8k4, m16n8k8 and m16n8k16");
 
@@ -67,15 +57,6 @@ __device__ inline void mma(double (&d)[4], const double* a, const double* b) {
 // column gid; C's value v at row gid + 8·(v / 2), column 2·tig + v % 2.
 struct WarpTile {
   double acc[MT][NTL][4];
-  int shift_a = 0, shift_b = 0;  // this lane's line shifts in shifted tiles
-
-  // A lane reads lines of A and of B that lie a multiple of 4 apart (fragment layout below), so
-  // one shift each serves all its reads.
-  __device__ void shift_lines(const GemmArgs& g, long long m0, long long n0, int row0, int col0) {
-    const int lane = threadIdx.x % 32, gid = lane / 4, tig = lane % 4;
-    if constexpr (TileA::kShifted) shift_a = gl::line_shift<A_K_CONTIG>(gl::operand_a(g), A_K_CONTIG ? m0 + row0 + gid : tig);
-    if constexpr (TileB::kShifted) shift_b = gl::line_shift<!B_N_CONTIG>(gl::operand_b(g), B_N_CONTIG ? tig : n0 + col0 + gid);
-  }
 
   __device__ void zero() {
 #pragma unroll
@@ -90,7 +71,6 @@ struct WarpTile {
   template <int KSTEPS, class TA, class TB>
   __device__ void mma(const float* As, const float* Bs, int row0, int col0) {
     const int lane = threadIdx.x % 32, gid = lane / 4, tig = lane % 4;
-    As += shift_a, Bs += shift_b;
 #pragma unroll
     for (int k = 0; k < KSTEPS; k += MMA_K) {
       double a[MT][MMA_K / 2], b[NTL][MMA_K / 4];
@@ -139,7 +119,6 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_dmma(GemmArgs g) {
   const int row0 = (warp / WARPS_N) * WM, col0 = (warp % WARPS_N) * WN;
   dmma::WarpTile t;
   t.zero();
-  t.shift_lines(g, m0, n0, row0, col0);
   int first, count;
   gl::split_run(g, BK, first, count);
   gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, false, TileA, TileB>(g, smem, m0, n0, t, row0, col0, first, count);

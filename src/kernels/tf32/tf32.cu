@@ -30,8 +30,9 @@ __device__ inline void copy_tile(float* dst, const float* p, long long sr, long 
 #pragma unroll
     for (int i = 0; i < R * C / 4 / NT; ++i) {
       int e = threadIdx.x + i * NT, r = e / (C / 4), c = (e % (C / 4)) * 4;
-      const long long gr = r0 + r, gc = c0 + c;
-      gl::cp_async_piece(dst + r * LD + c, p + gr * sr + gc, gr < rows ? cols - gc : 0, p);
+      long long gr = r0 + r, gc = c0 + c, left = cols - gc;
+      int valid = gr < rows ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+      gl::cp_async16(dst + r * LD + c, valid ? p + gr * sr + gc : p, valid);
     }
   } else {
     static_assert((R * C) % NT == 0, "tile elements must divide among the threads");
