@@ -471,9 +471,11 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 // persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of ktiles K tiles, with a
 // fixed cost per modulus (the drain and the CRT step). Constants from the 8-modulus times at 4096³
 // and 8192³ (results/h100/fp32-accurate.json, f3d4db3: the CRT step in integers, the epilogue
-// without ldexp; 1024³ and 2048³ 9-12 % under): 0.373 us per 128x128x128 INT8 K tile on an H100
-// SM, 3.73 us per modulus boundary.
-constexpr double kOzakiKtileUs = 0.373, kOzakiModulusUs = 3.73, kOzakiPassShare = 0.47;
+// without ldexp): 0.373 us per 128x128x128 INT8 K tile on an H100 SM; the cost per modulus boundary
+// refitted on the 23 ozaki calls under 16384 of results/h100/corpus-tensor-fp32.json and
+// candidates-faff25b (relative least squares, the K-tile rate and pass share held): 2.64 us, not
+// the first fit's 3.73, which ran the model 8-15 % over at K = 768-1760 (perf-log 85).
+constexpr double kOzakiKtileUs = 0.373, kOzakiModulusUs = 2.64, kOzakiPassShare = 0.47;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
   auto& t = v.at("tile");
   const int n = ozaki::choose_moduli({1.89f, 1.89f}, p.k);  // normal inputs' rms / gmean
