@@ -151,7 +151,7 @@ constexpr double kSplitRoundUs = 10.0;
 // thread, many small blocks). Its rate: one broadcast load of op(A) per 4 FMAs; measured 10.9-11.6
 // TFLOP/s at K = 16 to 64 (0.17 of the FFMA rate; results/h100/simt/issue30-acd8273), so it wins
 // only where K is a few values.
-const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 66, 0.17, Candidate::store_bound}};
+const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 94, 0.17, Candidate::store_bound}};
 // From K = 32 (kTileSumsMinK): accum=fp64tile, each K tile of 16 products summed in FP32 and the
 // tiles' sums in FP64: 0.12-0.73x cuBLAS SGEMM's error from K = 32 (1.2-1.7x at K = 16, one tile:
 // plain FP32), at 0.81-0.82 of the FP32 speed (64x64 at 1024³, 32x128 at 8x12288x4096;
@@ -166,7 +166,7 @@ const Candidate kSimtFp64Tile[] = {
 // With FP64 accumulators: 0.11 of the FFMA rate (4096x4096x16: 94.7 against 59.9 us; c13c9fd).
 // With FP64 sums 4 rows per thread: 8 take 139 registers (3 blocks per SM) and read C for beta at
 // 0.59x cuBLAS SGEMM's speed where 4 rows (72 registers) ran 0.83x (8192x8192x8, perf-log 56).
-const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=4,kc=8,accum=fp64", 72, 0.11, Candidate::store_bound}};
+const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=4,kc=8,accum=fp64", 92, 0.11, Candidate::store_bound}};
 // From 9.0, tensor_fp32 on the FP64 tensor cores (dmma: floats widened, exact products summed in
 // FP64, the error bound of the FP64 accumulators above). Measured (results/h100/dmma/96caad5,
 // perf-log 54): 64x64 45.1 TFLOP/s at 4096³ and 46.6 at 8192³, 128x128 47.5 at 8192³, 32x128 44.8 at

@@ -2,12 +2,12 @@
 // values) does little arithmetic per element of C: its time is C's store. A tiled kernel spends it
 // on a prologue and a pipeline it never fills and stores its thread tiles from few resident blocks.
 // Here each thread owns four adjacent columns and ROWS rows: per k, op(B)'s 4 values of its columns
-// and op(A)'s value of each row (one broadcast load for the warp), the loop unrolled KC times so
-// that the loads of several k are in flight; each row leaves as one 16-byte store, so a warp
+// and op(A)'s value of each row (one broadcast load for the warp), 16-byte loads where the layout
+// allows, the loop unrolled KC steps so that the loads of several k are in flight; each row leaves as one 16-byte store, so a warp
 // writes 512 contiguous bytes of a row at a time. Many small blocks keep many stores in flight.
 #include "gemm_tile.cuh"
 
-constexpr int kUnroll = KC;
+constexpr int kUnroll4 = (KC + 3) / 4;  // KC steps of K unrolled, four at a time
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;  // FP64: exact products, one rounding
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
@@ -22,12 +22,53 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
     for (int t = 0; t < 4; ++t) acc[r][t] = Accumulator(0);
   const float* b_cols = g.b + j0 * g.b_col;
   const float* a_rows = g.a + i0 * g.a_row;
-  // Out of range k, rows and columns read as zero: the sums stay exact, the stores are guarded.
-#pragma unroll kUnroll
-  for (long long k = 0; k < g.k; ++k) {
-    float bk[4];
+  // 16-byte loads where an operand allows them: op(B)'s 4 columns adjacent and aligned (b_col 1),
+  // 4 steps of a row of op(A) adjacent and aligned (a_col 1). Scalar loads were 64 of a thread's
+  // instructions at tk-8192x8192x8 and bound it at 1.6 TB/s of stores (perf-log 86). Run-time
+  // tests, like C's below; out of range k, rows and columns read as zero (the sums stay exact).
+  auto aligned = [](const float* p, long long stride) {
+    return ((reinterpret_cast<unsigned long long>(p) | (unsigned long long)(stride * 4)) & 15) == 0;
+  };
+  const bool b_vec = g.b_col == 1 && aligned(g.b, g.b_row) && j0 + 3 < g.n;
+  const bool a_vec = g.a_col == 1 && aligned(g.a, g.a_row);
+  auto b_at = [&](long long k, float (&bk)[4]) {
+    if (b_vec) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(b_cols + k * g.b_row));
+      bk[0] = v.x, bk[1] = v.y, bk[2] = v.z, bk[3] = v.w;
+    } else {
 #pragma unroll
-    for (int t = 0; t < 4; ++t) bk[t] = j0 + t < g.n ? __ldg(b_cols + k * g.b_row + t * g.b_col) : 0.0f;
+      for (int t = 0; t < 4; ++t) bk[t] = j0 + t < g.n ? __ldg(b_cols + k * g.b_row + t * g.b_col) : 0.0f;
+    }
+  };
+  long long k = 0;
+  // Four steps at a time, each element's sum still in order of k.
+#pragma unroll kUnroll4
+  for (; k + 4 <= g.k; k += 4) {
+    float bk[4][4];
+#pragma unroll
+    for (int s = 0; s < 4; ++s) b_at(k + s, bk[s]);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      float x[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      if (i0 + r < g.m) {
+        const float* row = a_rows + r * g.a_row + k * g.a_col;
+        if (a_vec) {
+          const float4 v = __ldg(reinterpret_cast<const float4*>(row));
+          x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+        } else {
+#pragma unroll
+          for (int s = 0; s < 4; ++s) x[s] = __ldg(row + s * g.a_col);
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < 4; ++s)
+#pragma unroll
+        for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x[s], bk[s][t], acc[r][t]);
+    }
+  }
+  for (; k < g.k; ++k) {
+    float bk[4];
+    b_at(k, bk);
     const float* col = a_rows + k * g.a_col;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
