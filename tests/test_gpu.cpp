@@ -1361,3 +1361,20 @@ TEST(Gpu, TensorFp32ContractEveryRoute) {
   });
   EXPECT_EQ(checked, 2 * 4 * 6 - 1);
 }
+
+// The contract on products of 2^22 elements and more, where cuBLAS sums each element's K in one
+// FP32 chain and ozaki's target is 2^-22 (7 moduli for normal and uniform inputs; ozaki_math.cuh,
+// perf-log 87): 2048², K 64 to 65536, every distribution, errors over the same sampled elements.
+TEST(Gpu, TensorFp32ContractOnLargeProducts) {
+  REQUIRE_GPU();
+  if (query_device(0).arch() < 90) GTEST_SKIP() << "the ozaki family needs compute capability 9.0";
+  AccuracyOptions o;
+  o.kernels = resolve_kernels({"ozaki", "gemmlab-tensor-fp32"}, {});
+  o.mn = 2048;
+  o.ks = {64, 1024, 16384, 65536};
+  const int checked = check_accuracy(o, [](const nlohmann::ordered_json& row) {
+    EXPECT_LE(row["abs_x_cublas"].get<double>(), 1.0) << row["label"] << " " << row["dist"] << " K " << row["k"];
+    return true;
+  });
+  EXPECT_EQ(checked, 2 * 4 * 4);
+}

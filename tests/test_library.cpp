@@ -163,10 +163,11 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   EXPECT_EQ(pick(g, shape(4096, 4096, 4096, Layout::col_major, Trans::no, Trans::yes), MathMode::strict_fp32).family,
             "hopper-simt");
   // FP32-accurate: Ozaki scheme II on INT8 where its moduli pay (long K, many tiles), saying how
-  // many moduli it counts on and what came next; 3xTF32 (kstep) below (measured, f3d4db3).
+  // many moduli it counts on (7 for normal inputs where cuBLAS sums each element in one chain,
+  // perf-log 87) and what came next; 3xTF32 (kstep) below (measured, f3d4db3).
   auto ozaki = pick(g, shape(8192, 8192, 8192), MathMode::tensor_fp32);
   EXPECT_EQ(ozaki.family, "ozaki") << ozaki.why;
-  EXPECT_NE(ozaki.why.find("8 moduli"), std::string::npos) << ozaki.why;
+  EXPECT_NE(ozaki.why.find("7 moduli"), std::string::npos) << ozaki.why;
   EXPECT_NE(ozaki.why.find("next: wgmma"), std::string::npos) << ozaki.why;
   // Every plane the kernel may choose (16), the rows' exponents.
   EXPECT_GE(ozaki.workspace_bytes, size_t(16) * (8192 + 8192) * 8192);

@@ -136,89 +136,100 @@ TEST(Ozaki, CrtInversesInvertTheCofactors) {
 }
 
 TEST(Ozaki, TheModuliChoiceIsTheFewestThatMeetTheModel) {
-  for (long long k : {16ll, 1024ll, 65536ll})
-    for (float sa : {1.0f, 1.155f, 1.25f, 2.0f, 5.0f, 30.0f, 300.0f})
-      for (float sb : {1.0f, 1.25f, 8.0f}) {
-        const ozaki::Spread s{sa, sb};
-        const int n = ozaki::choose_moduli(s, k);
-        if (n < ozaki::kMaxModuli) EXPECT_LE(ozaki::predicted_error(n, s), ozaki::target(k)) << sa << " " << sb;
-        if (n > ozaki::kMinModuli) EXPECT_GT(ozaki::predicted_error(n - 1, s), ozaki::target(k)) << sa << " " << sb;
-        // More spread or a longer K never takes fewer moduli.
-        EXPECT_GE(ozaki::choose_moduli({sa * 4, sb}, k), n);
-        EXPECT_GE(ozaki::choose_moduli(s, 4 * k), n);
-      }
-  // Normal inputs (rms / gmean = 1.89) on both sides: 8 moduli from K = 16 to 65536.
-  EXPECT_EQ(ozaki::choose_moduli({1.89f, 1.89f}, 16), 8);
-  EXPECT_EQ(ozaki::choose_moduli({1.89f, 1.89f}, 65536), 8);
+  for (long long elements : {1ll << 16, ozaki::kWholeChainElements})
+    for (long long k : {16ll, 1024ll, 65536ll})
+      for (float sa : {1.0f, 1.155f, 1.25f, 2.0f, 5.0f, 30.0f, 300.0f})
+        for (float sb : {1.0f, 1.25f, 8.0f}) {
+          const ozaki::Spread s{sa, sb};
+          const double t = ozaki::target(k, elements);
+          const int n = ozaki::choose_moduli(s, k, elements);
+          if (n < ozaki::kMaxModuli) EXPECT_LE(ozaki::predicted_error(n, s), t) << sa << " " << sb;
+          if (n > ozaki::kMinModuli) EXPECT_GT(ozaki::predicted_error(n - 1, s), t) << sa << " " << sb;
+          // More spread, a longer K within a regime or fewer output elements never take fewer moduli.
+          EXPECT_GE(ozaki::choose_moduli({sa * 4, sb}, k, elements), n);
+          if (k >= ozaki::kWholeChainMinK || elements < ozaki::kWholeChainElements)
+            EXPECT_GE(ozaki::choose_moduli(s, 4 * k, elements), n);
+          EXPECT_GE(ozaki::choose_moduli(s, k, elements / 4), n);
+        }
+  // Normal inputs (rms / gmean = 1.89) on both sides: 8 moduli from K = 16 to 65536 where cuBLAS may
+  // split K; 7 where it sums each element in one chain (from 2^22 elements and K = 64), 8 below.
+  for (long long k : {16ll, 1024ll, 65536ll}) EXPECT_EQ(ozaki::choose_moduli(ozaki::kNormalSpread, k, 256 * 256), 8);
+  for (long long k : {64ll, 1024ll, 65536ll})
+    EXPECT_EQ(ozaki::choose_moduli(ozaki::kNormalSpread, k, ozaki::kWholeChainElements), 7) << k;
+  EXPECT_EQ(ozaki::choose_moduli(ozaki::kNormalSpread, 1024, ozaki::kWholeChainElements - 1), 8);
+  EXPECT_EQ(ozaki::choose_moduli(ozaki::kNormalSpread, 32, ozaki::kWholeChainElements), 8);
 }
 
 // The scheme on the host, its integers exact (the CRT rebuild is exact: tested above): rows and
 // columns scaled and rounded as the kernels do, X = A_int · B_int in 128-bit integers, scaled back.
 // With the moduli the data's spread calls for, the contract measure max |C - C64| / (|A||B|)_ij
-// meets the model's target for every distribution the accuracy study uses and for rows half zeros.
+// meets the model's target for every distribution the accuracy study uses and for rows half zeros,
+// in both of the target's regimes.
 TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
   enum Dist { normal, uniform01, wide, half_zeros };
   const int rows = 32;
-  for (long long k : {16ll, 256ll, 2048ll})
-    for (Dist dist : {normal, uniform01, wide, half_zeros}) {
-      std::mt19937 rng(unsigned(k * 7 + dist));
-      std::normal_distribution<float> gauss;
-      std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-      auto draw = [&]() -> float {
-        switch (dist) {
-          case normal: return gauss(rng);
-          case uniform01: return unit(rng) + 0x1p-24f;
-          case wide: return (rng() % 2 ? 1 : -1) * (1 + unit(rng)) * std::ldexp(1.0f, int(rng() % 41) - 20);
-          case half_zeros: return rng() % 2 ? std::max(gauss(rng), 0.0f) : 0.0f;
-        }
-        return 0;
-      };
-      // op(A)'s rows and op(B)'s columns alike: rows x K each.
-      std::vector<float> x[2];
-      std::vector<int> e[2];
-      ozaki::Spread s;
-      for (int side = 0; side < 2; ++side) {
-        x[side].resize(rows * k);
-        for (auto& v : x[side]) v = draw();
-        for (int r = 0; r < rows; ++r) {
-          double squares = 0, log2s = 0;
-          int nonzero = 0;
-          for (long long c = 0; c < k; ++c)
-            if (const double v = std::fabs(x[side][r * k + c]); v > 0) squares += v * v, log2s += std::log2(v), ++nonzero;
-          int ex = 0;
-          std::frexp(std::sqrt(squares), &ex);
-          e[side].push_back(ex);
-          if (nonzero) (side ? s.b : s.a) = std::max(side ? s.b : s.a, ozaki::row_spread(squares, log2s, nonzero, k));
-        }
-      }
-      const int n = ozaki::choose_moduli(s, k);
-      const auto q = ozaki::bits(n);
-      std::vector<__int128> xi[2];
-      for (int side = 0; side < 2; ++side)
-        for (int r = 0; r < rows; ++r)
-          for (long long c = 0; c < k; ++c)
-            xi[side].push_back(
-                (__int128)std::rintl(std::ldexp((long double)x[side][r * k + c], (side ? q.b : q.a) - e[side][r])));
-      double worst = 0;
-      for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < rows; ++j) {
-          __int128 acc = 0;
-          long double exact = 0, magnitude = 0;
-          for (long long c = 0; c < k; ++c) {
-            acc += xi[0][i * k + c] * xi[1][j * k + c];
-            const long double p = (long double)x[0][i * k + c] * x[1][j * k + c];
-            exact += p, magnitude += std::fabs(p);
+  for (long long elements : {256ll * 256, ozaki::kWholeChainElements})
+    for (long long k : {16ll, 256ll, 2048ll})
+      for (Dist dist : {normal, uniform01, wide, half_zeros}) {
+        std::mt19937 rng(unsigned(k * 7 + dist));
+        std::normal_distribution<float> gauss;
+        std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+        auto draw = [&]() -> float {
+          switch (dist) {
+            case normal: return gauss(rng);
+            case uniform01: return unit(rng) + 0x1p-24f;
+            case wide: return (rng() % 2 ? 1 : -1) * (1 + unit(rng)) * std::ldexp(1.0f, int(rng() % 41) - 20);
+            case half_zeros: return rng() % 2 ? std::max(gauss(rng), 0.0f) : 0.0f;
           }
-          const long double got = std::ldexp((long double)acc, e[0][i] + e[1][j] - q.a - q.b);
-          if (magnitude > 0) worst = std::max(worst, double(std::fabs(got - exact) / magnitude));
+          return 0;
+        };
+        // op(A)'s rows and op(B)'s columns alike: rows x K each.
+        std::vector<float> x[2];
+        std::vector<int> e[2];
+        ozaki::Spread s;
+        for (int side = 0; side < 2; ++side) {
+          x[side].resize(rows * k);
+          for (auto& v : x[side]) v = draw();
+          for (int r = 0; r < rows; ++r) {
+            double squares = 0, log2s = 0;
+            int nonzero = 0;
+            for (long long c = 0; c < k; ++c)
+              if (const double v = std::fabs(x[side][r * k + c]); v > 0)
+                squares += v * v, log2s += std::log2(v), ++nonzero;
+            int ex = 0;
+            std::frexp(std::sqrt(squares), &ex);
+            e[side].push_back(ex);
+            if (nonzero) (side ? s.b : s.a) = std::max(side ? s.b : s.a, ozaki::row_spread(squares, log2s, nonzero, k));
+          }
         }
-      const char* names[] = {"normal", "uniform(0,1)", "wide", "half zeros"};
-      // The model bounds the error (it is conservative), and the choice meets the target.
-      EXPECT_LE(worst, ozaki::predicted_error(n, s)) << names[dist] << " K=" << k << " moduli=" << n;
-      EXPECT_LE(worst, ozaki::target(k)) << names[dist] << " K=" << k << " moduli=" << n;
-      std::printf("%-13s K=%5lld spread %.3g x %.3g: %2d moduli, error %.3g (target %.3g)\n", names[dist], k, s.a,
-                  s.b, n, worst, ozaki::target(k));
-    }
+        const int n = ozaki::choose_moduli(s, k, elements);
+        const auto q = ozaki::bits(n);
+        std::vector<__int128> xi[2];
+        for (int side = 0; side < 2; ++side)
+          for (int r = 0; r < rows; ++r)
+            for (long long c = 0; c < k; ++c)
+              xi[side].push_back(
+                  (__int128)std::rintl(std::ldexp((long double)x[side][r * k + c], (side ? q.b : q.a) - e[side][r])));
+        double worst = 0;
+        for (int i = 0; i < rows; ++i)
+          for (int j = 0; j < rows; ++j) {
+            __int128 acc = 0;
+            long double exact = 0, magnitude = 0;
+            for (long long c = 0; c < k; ++c) {
+              acc += xi[0][i * k + c] * xi[1][j * k + c];
+              const long double p = (long double)x[0][i * k + c] * x[1][j * k + c];
+              exact += p, magnitude += std::fabs(p);
+            }
+            const long double got = std::ldexp((long double)acc, e[0][i] + e[1][j] - q.a - q.b);
+            if (magnitude > 0) worst = std::max(worst, double(std::fabs(got - exact) / magnitude));
+          }
+        const char* names[] = {"normal", "uniform(0,1)", "wide", "half zeros"};
+        // The model bounds the error (it is conservative), and the choice meets the target.
+        EXPECT_LE(worst, ozaki::predicted_error(n, s)) << names[dist] << " K=" << k << " moduli=" << n;
+        EXPECT_LE(worst, ozaki::target(k, elements)) << names[dist] << " K=" << k << " moduli=" << n;
+        std::printf("%-13s K=%5lld M*N=%8lld spread %.3g x %.3g: %2d moduli, error %.3g (target %.3g)\n", names[dist],
+                    k, elements, s.a, s.b, n, worst, ozaki::target(k, elements));
+      }
 }
 
 TEST(Ozaki, ConstraintsSayWhatIsWrong) {

@@ -44,7 +44,9 @@ Command add_accuracy(CLI::App& app) {
   cmd->add_option("--param", a.params, "parameter points of the families")->delimiter('\0');
   cmd->add_option("--k", a.ks, "K values, comma-separated (default: 64,256,1024,4096,16384)");
   cmd->add_option("--dist", a.dists, "input distributions (default: uniform,normal,positive,wide)");
-  cmd->add_option("--mn", a.mn, "M = N (every element is checked)")->default_val(256)->check(CLI::Range(1, 4096));
+  cmd->add_option("--mn", a.mn, "M = N (every element checked up to 2^31 multiply-adds, else 32 x 32 sampled ones)")
+      ->default_val(256)
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--json", a.json, "write the rows as JSON");
   return {cmd, [args](const Context& ctx) -> int {
             auto& a = *args;

@@ -91,20 +91,34 @@ OZAKI_HD inline double predicted_error(int n, Spread s) {
   return kTail * 2.0 / sqrt(12.0) * double(s.a) * double(s.b) * (ldexp(1.0, -q.a) + ldexp(1.0, -q.b));
 }
 
-// The contract: no larger than cuBLAS SGEMM's largest error on the same inputs. In this measure
-// cuBLAS's error falls with K (each element's sum grows like K, its rounding errors like √K and
-// FP32's accumulation spreads them): measured on the H100 (results/h100/ozaki/accuracy-195960f),
-// 1.3e-7 at K = 16, 4.4e-8 at 1024, 1.9e-8 at 65536 for normal inputs: 2^-22 · K^-1/4 stays at or
-// below every one of them.
-OZAKI_HD inline double target(long long k) { return ldexp(1.0, -22) * pow(double(k > 1 ? k : 1), -0.25); }
+// The contract: no larger than cuBLAS SGEMM's largest error on the same inputs. How large that is
+// depends on whether cuBLAS sums each element's K in one FP32 chain (measured on the H100, perf-log
+// 87, results/h100/ozaki/regime-38ee746):
+// - with few output tiles it splits K over more blocks (at 1024² from K = 4096: its error falls
+//   3-4x) and its error falls with K: at 256², 1.3e-7 at K = 16, 4.4e-8 at 1024, 1.9e-8 at 65536
+//   for normal inputs (results/h100/ozaki/accuracy-195960f): 2^-22 · K^-1/4 stays at or below each;
+// - from 2^22 output elements on (2048², 4096 x 1024: 256 tiles of 128 x 128, two per SM) it keeps
+//   one chain per element at every K from 64 to 65536, and its error stays at or above 2.2e-7 for
+//   uniform(-1,1) and normal inputs, 6.5e-7 for uniform(0,1), 1.0e-6 for wide-range ones: 2^-22
+//   (where 7 moduli measured 0.18-0.31x cuBLAS's error on uniform(-1,1) and normal inputs).
+constexpr long long kWholeChainElements = 1ll << 22, kWholeChainMinK = 64;
+OZAKI_HD inline double target(long long k, long long elements) {
+  if (elements >= kWholeChainElements && k >= kWholeChainMinK) return ldexp(1.0, -22);
+  return ldexp(1.0, -22) * pow(double(k > 1 ? k : 1), -0.25);
+}
 
-// The fewest moduli whose predicted error meets the target at this K; kMaxModuli when none does.
-OZAKI_HD inline int choose_moduli(Spread s, long long k) {
-  const double t = target(k);
+// The fewest moduli whose predicted error meets the target for an M x N (elements) product at this
+// K; kMaxModuli when none does.
+OZAKI_HD inline int choose_moduli(Spread s, long long k, long long elements) {
+  const double t = target(k, elements);
   for (int n = kMinModuli; n < kMaxModuli; ++n)
     if (predicted_error(n, s) <= t) return n;
   return kMaxModuli;
 }
+
+// Normal inputs' rms / geometric mean of |x| (1 / 0.53): what the model counts on before the data
+// are known.
+constexpr Spread kNormalSpread{1.89f, 1.89f};
 
 // x · 2^shift rounded to an integer (ties to even): exact in float64 (x has 24 bits), and below
 // 2^63 for the kernels' shifts (|x| < 2^e, shift = q - e, q <= 62). Those shifts lie in [-127, 210]
@@ -232,12 +246,12 @@ struct Info {
 };
 constexpr int kInfoHeaderWords = 4;
 
-// The moduli the pre-passes' statistics call for at this K (a zero: an operand of zero rows).
-OZAKI_HD inline int moduli_of(const unsigned* spread, long long k) {
+// The moduli the pre-passes' statistics call for at this K and M x N (a zero: an operand of zero rows).
+OZAKI_HD inline int moduli_of(const unsigned* spread, long long k, long long elements) {
   Spread s;
   if (spread[0]) s.a = float_of_bits(spread[0]);
   if (spread[1]) s.b = float_of_bits(spread[1]);
-  return choose_moduli(s, k);
+  return choose_moduli(s, k, elements);
 }
 
 }  // namespace ozaki

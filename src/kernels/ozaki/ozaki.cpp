@@ -11,11 +11,10 @@ namespace {
 
 auto s = [](int x) { return std::to_string(x); };
 
-// Moduli for normal inputs (rms / gmean of |x| ~ N(0,1): 1 / 0.53): what the model counts on when
-// the data are not known.
+// Moduli for normal inputs: what the model counts on when the data are not known.
 int typical_moduli(const ParamValues& v, const Problem& p) {
   if (const int n = v.at("moduli")[0]; n > 0) return n;
-  return ozaki::choose_moduli({1.89f, 1.89f}, p.k);
+  return ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m * p.n);
 }
 
 class Ozaki final : public KernelFamily {

@@ -65,7 +65,7 @@ __device__ inline void load_tile(float (&tile)[32][33], const ozaki::PassOperand
 __device__ inline void atomic_max_positive(unsigned* where, float v) { atomicMax(where, __float_as_uint(v)); }
 
 // The scan's last block: the moduli for the whole call (fixed, or from the spread of both operands
-// at this K), once, for every later block to read.
+// at this K and M x N), once, for every later block to read.
 __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   __shared__ bool last;
   __syncthreads();
@@ -77,7 +77,7 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   if (!last) return;
   __threadfence();
   const unsigned seen[2] = {atomicOr(&p.info->spread[0], 0u), atomicOr(&p.info->spread[1], 0u)};  // from L2
-  const int n = MODULI > 0 ? MODULI : ozaki::moduli_of(seen, p.k);
+  const int n = MODULI > 0 ? MODULI : ozaki::moduli_of(seen, p.k, p.op[0].rows * p.op[1].rows);
   if (threadIdx.x == 0) p.info->moduli = n;
 }
 
