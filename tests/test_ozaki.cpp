@@ -136,28 +136,31 @@ TEST(Ozaki, CrtInversesInvertTheCofactors) {
 }
 
 TEST(Ozaki, TheModuliChoiceIsTheFewestThatMeetTheModel) {
-  for (long long elements : {1ll << 16, ozaki::kWholeChainElements})
+  for (long long mn : {256ll, 2048ll})
     for (long long k : {16ll, 1024ll, 65536ll})
       for (float sa : {1.0f, 1.155f, 1.25f, 2.0f, 5.0f, 30.0f, 300.0f})
         for (float sb : {1.0f, 1.25f, 8.0f}) {
           const ozaki::Spread s{sa, sb};
-          const double t = ozaki::target(k, elements);
-          const int n = ozaki::choose_moduli(s, k, elements);
+          const double t = ozaki::target(k, mn, mn);
+          const int n = ozaki::choose_moduli(s, k, mn, mn);
           if (n < ozaki::kMaxModuli) EXPECT_LE(ozaki::predicted_error(n, s), t) << sa << " " << sb;
           if (n > ozaki::kMinModuli) EXPECT_GT(ozaki::predicted_error(n - 1, s), t) << sa << " " << sb;
-          // More spread, a longer K within a regime or fewer output elements never take fewer moduli.
-          EXPECT_GE(ozaki::choose_moduli({sa * 4, sb}, k, elements), n);
-          if (k >= ozaki::kWholeChainMinK || elements < ozaki::kWholeChainElements)
-            EXPECT_GE(ozaki::choose_moduli(s, 4 * k, elements), n);
-          EXPECT_GE(ozaki::choose_moduli(s, k, elements / 4), n);
+          // More spread, a longer K within a regime or a smaller product never take fewer moduli.
+          EXPECT_GE(ozaki::choose_moduli({sa * 4, sb}, k, mn, mn), n);
+          if (k >= ozaki::kWholeChainMinK || mn < 2048) EXPECT_GE(ozaki::choose_moduli(s, 4 * k, mn, mn), n);
+          EXPECT_GE(ozaki::choose_moduli(s, k, mn / 2, mn), n);
+          EXPECT_GE(ozaki::choose_moduli(s, k, mn * mn, 1), n);
         }
   // Normal inputs (rms / gmean = 1.89) on both sides: 8 moduli from K = 16 to 65536 where cuBLAS may
-  // split K; 7 where it sums each element in one chain (from 2^22 elements and K = 64), 8 below.
-  for (long long k : {16ll, 1024ll, 65536ll}) EXPECT_EQ(ozaki::choose_moduli(ozaki::kNormalSpread, k, 256 * 256), 8);
-  for (long long k : {64ll, 1024ll, 65536ll})
-    EXPECT_EQ(ozaki::choose_moduli(ozaki::kNormalSpread, k, ozaki::kWholeChainElements), 7) << k;
-  EXPECT_EQ(ozaki::choose_moduli(ozaki::kNormalSpread, 1024, ozaki::kWholeChainElements - 1), 8);
-  EXPECT_EQ(ozaki::choose_moduli(ozaki::kNormalSpread, 32, ozaki::kWholeChainElements), 8);
+  // split K; 7 where it sums each element in one chain (2^22 elements and more, both sides at least
+  // 128, from K = 64), 8 otherwise.
+  const ozaki::Spread normal = ozaki::kNormalSpread;
+  for (long long k : {16ll, 1024ll, 65536ll}) EXPECT_EQ(ozaki::choose_moduli(normal, k, 256, 256), 8);
+  for (long long k : {64ll, 1024ll, 65536ll}) EXPECT_EQ(ozaki::choose_moduli(normal, k, 2048, 2048), 7) << k;
+  EXPECT_EQ(ozaki::choose_moduli(normal, 1024, 32768, 128), 7);
+  EXPECT_EQ(ozaki::choose_moduli(normal, 1024, 2047, 2048), 8);
+  EXPECT_EQ(ozaki::choose_moduli(normal, 1024, 65536, 127), 8);
+  EXPECT_EQ(ozaki::choose_moduli(normal, 32, 2048, 2048), 8);
 }
 
 // The scheme on the host, its integers exact (the CRT rebuild is exact: tested above): rows and
@@ -168,7 +171,7 @@ TEST(Ozaki, TheModuliChoiceIsTheFewestThatMeetTheModel) {
 TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
   enum Dist { normal, uniform01, wide, half_zeros };
   const int rows = 32;
-  for (long long elements : {256ll * 256, ozaki::kWholeChainElements})
+  for (long long mn : {256ll, 2048ll})
     for (long long k : {16ll, 256ll, 2048ll})
       for (Dist dist : {normal, uniform01, wide, half_zeros}) {
         std::mt19937 rng(unsigned(k * 7 + dist));
@@ -202,7 +205,7 @@ TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
             if (nonzero) (side ? s.b : s.a) = std::max(side ? s.b : s.a, ozaki::row_spread(squares, log2s, nonzero, k));
           }
         }
-        const int n = ozaki::choose_moduli(s, k, elements);
+        const int n = ozaki::choose_moduli(s, k, mn, mn);
         const auto q = ozaki::bits(n);
         std::vector<__int128> xi[2];
         for (int side = 0; side < 2; ++side)
@@ -226,9 +229,9 @@ TEST(Ozaki, TheChosenModuliMeetTheTargetOnTheHost) {
         const char* names[] = {"normal", "uniform(0,1)", "wide", "half zeros"};
         // The model bounds the error (it is conservative), and the choice meets the target.
         EXPECT_LE(worst, ozaki::predicted_error(n, s)) << names[dist] << " K=" << k << " moduli=" << n;
-        EXPECT_LE(worst, ozaki::target(k, elements)) << names[dist] << " K=" << k << " moduli=" << n;
-        std::printf("%-13s K=%5lld M*N=%8lld spread %.3g x %.3g: %2d moduli, error %.3g (target %.3g)\n", names[dist],
-                    k, elements, s.a, s.b, n, worst, ozaki::target(k, elements));
+        EXPECT_LE(worst, ozaki::target(k, mn, mn)) << names[dist] << " K=" << k << " moduli=" << n;
+        std::printf("%-13s K=%5lld M=N=%5lld spread %.3g x %.3g: %2d moduli, error %.3g (target %.3g)\n", names[dist],
+                    k, mn, s.a, s.b, n, worst, ozaki::target(k, mn, mn));
       }
 }
 

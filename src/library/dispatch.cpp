@@ -478,7 +478,7 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 constexpr double kOzakiKtileUs = 0.373, kOzakiModulusUs = 2.64, kOzakiPassShare = 0.47;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
   auto& t = v.at("tile");
-  const int n = ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m * p.n);
+  const int n = ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m, p.n);
   const double kp = double(ceil_div(p.k, 128) * 128), rows = double(p.m + p.n), bw = gpu.dram_gbps * 1e9;
   const long long tiles = ceil_div(p.m, t[0]) * ceil_div(p.n, t[1]);
   const double rounds = double(ceil_div(tiles, gpu.sms));
@@ -719,7 +719,7 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
           fmt("%.1f", best->e.us) + " us predicted";
   const bool accurate = math == MathMode::tensor_fp32 && gpu.arch >= 80;
   if (d.family == "ozaki")
-    d.why += " (" + std::to_string(ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m * p.n)) +
+    d.why += " (" + std::to_string(ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m, p.n)) +
              " moduli for normal inputs at this K and M x N; the kernel counts them from the data)";
   if (accurate && best->c->c->kind != Candidate::tensor && best->c->c->kind != Candidate::emulated)
     d.why += std::string(" (FP64 accumulators: tensor_fp32's error bound") +

@@ -100,19 +100,22 @@ OZAKI_HD inline double predicted_error(int n, Spread s) {
 // - from 2^22 output elements on (2048², 4096 x 1024: 256 tiles of 128 x 128, two per SM) it keeps
 //   one chain per element at every K from 64 to 65536, and its error stays at or above 2.2e-7 for
 //   uniform(-1,1) and normal inputs, 6.5e-7 for uniform(0,1), 1.0e-6 for wide-range ones: 2^-22
-//   (where 7 moduli measured 0.18-0.31x cuBLAS's error on uniform(-1,1) and normal inputs).
-constexpr long long kWholeChainElements = 1ll << 22, kWholeChainMinK = 64;
-OZAKI_HD inline double target(long long k, long long elements) {
-  if (elements >= kWholeChainElements && k >= kWholeChainMinK) return ldexp(1.0, -22);
+//   (where 7 moduli measured 0.18-0.31x cuBLAS's error on uniform(-1,1) and normal inputs). Only
+//   where both sides fill a 128-wide tile: thinner products may take cuBLAS's GEMV-like kernels,
+//   whose reductions run in trees.
+constexpr long long kWholeChainElements = 1ll << 22, kWholeChainMinSide = 128, kWholeChainMinK = 64;
+OZAKI_HD inline double target(long long k, long long m, long long n) {
+  const bool whole_chain = m * n >= kWholeChainElements && m >= kWholeChainMinSide && n >= kWholeChainMinSide;
+  if (whole_chain && k >= kWholeChainMinK) return ldexp(1.0, -22);
   return ldexp(1.0, -22) * pow(double(k > 1 ? k : 1), -0.25);
 }
 
-// The fewest moduli whose predicted error meets the target for an M x N (elements) product at this
-// K; kMaxModuli when none does.
-OZAKI_HD inline int choose_moduli(Spread s, long long k, long long elements) {
-  const double t = target(k, elements);
-  for (int n = kMinModuli; n < kMaxModuli; ++n)
-    if (predicted_error(n, s) <= t) return n;
+// The fewest moduli whose predicted error meets the target for an M x N product at this K;
+// kMaxModuli when none does.
+OZAKI_HD inline int choose_moduli(Spread s, long long k, long long m, long long n) {
+  const double t = target(k, m, n);
+  for (int l = kMinModuli; l < kMaxModuli; ++l)
+    if (predicted_error(l, s) <= t) return l;
   return kMaxModuli;
 }
 
@@ -247,11 +250,11 @@ struct Info {
 constexpr int kInfoHeaderWords = 4;
 
 // The moduli the pre-passes' statistics call for at this K and M x N (a zero: an operand of zero rows).
-OZAKI_HD inline int moduli_of(const unsigned* spread, long long k, long long elements) {
+OZAKI_HD inline int moduli_of(const unsigned* spread, long long k, long long m, long long n) {
   Spread s;
   if (spread[0]) s.a = float_of_bits(spread[0]);
   if (spread[1]) s.b = float_of_bits(spread[1]);
-  return choose_moduli(s, k, elements);
+  return choose_moduli(s, k, m, n);
 }
 
 }  // namespace ozaki

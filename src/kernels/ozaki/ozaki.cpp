@@ -14,7 +14,7 @@ auto s = [](int x) { return std::to_string(x); };
 // Moduli for normal inputs: what the model counts on when the data are not known.
 int typical_moduli(const ParamValues& v, const Problem& p) {
   if (const int n = v.at("moduli")[0]; n > 0) return n;
-  return ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m * p.n);
+  return ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m, p.n);
 }
 
 class Ozaki final : public KernelFamily {

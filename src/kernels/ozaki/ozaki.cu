@@ -77,7 +77,7 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   if (!last) return;
   __threadfence();
   const unsigned seen[2] = {atomicOr(&p.info->spread[0], 0u), atomicOr(&p.info->spread[1], 0u)};  // from L2
-  const int n = MODULI > 0 ? MODULI : ozaki::moduli_of(seen, p.k, p.op[0].rows * p.op[1].rows);
+  const int n = MODULI > 0 ? MODULI : ozaki::moduli_of(seen, p.k, p.op[0].rows, p.op[1].rows);
   if (threadIdx.x == 0) p.info->moduli = n;
 }
 
