@@ -69,6 +69,9 @@ struct Candidate {
   // per row of tiles.
   long long rows_max = 0;
   double read_share_b_kcontig = 0;  // the read share when op(B) is K-contiguous, if different
+  // Only where its blocks run alone on their SMs (at most one per SM, splits included): measured
+  // there only, and where they share SMs its rate falls short of the model's.
+  bool lone = false;
 };
 
 constexpr long long kFewRows = 32;
@@ -184,6 +187,14 @@ const Candidate kDmma[] = {
     {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.7, Candidate::simt, 0, 0.65},
     {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.7, Candidate::simt, 0, 0.7, 0.57},
     {"dmma", "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.6, Candidate::simt, 0, 0.62},
+    // Small products, where blocks run alone on their SMs: 8 warps of 16x16, two per scheduler, hide
+    // the FP64 mmas' dependent waits that stall a lone 4-warp block (perf-log 88): 511³ 16.4 us where
+    // 64x64 split 2 ran 21.3, 512³ 14.4 against 17.8, 256³ 9.3 unsplit against 11.1 split 4; 48.2
+    // TFLOP/s at 4096³, 0.93 of 64x64's (results/h100/dmma/warps-9cd9122). Two blocks on some SMs
+    // ran 18 % over the model's time at 513³ (153 blocks: 23.1 us against 64x64 split 4's 21.4),
+    // so only lone blocks; its read share is 32x128's.
+    {.family = "dmma", .params = "tile=32x64x32,warp=16x16,mma=m16n8k8,stages=3", .regs = 128, .rate = 0.65,
+     .kind = Candidate::simt, .store_share = 0.65, .read_share = 0.57, .lone = true},
     // Up to 16 rows or columns: 8x12288x4096 row-major NT read at 2.3 TB/s (87 us, 1.38x cuBLAS
     // SGEMM; results/h100/dmma/a34ec55), and so 8x32768x8192 (1.16x, where packed wgmma reads at 2.9:
     // results/h100/dmma/ba402b7); 2048x16x2048 1.47x; C alone at 1.29 and 1.17 TB/s. A rate
@@ -279,6 +290,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double kper = double(ceil_div(ceil_div(p.k, s), bk) * bk);
   const double slots = double(gpu.sms) * occ;
   Estimate e;
+  if (c.lone && blocks > gpu.sms) return e;  // no estimate: not taken
   e.splits = s;
   e.waves = blocks / slots;
   // FLOP/s of one busy SM, shared by its resident blocks. A register-tiled block keeps its SM
@@ -662,6 +674,7 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
           if (x.workspace > split_cap) break;
           if (x.us < e.us) e = x;
         }
+        if (e.us == INFINITY) continue;
         add_staging(gpu, q, *c.f, c.v, e);
         if (e.workspace > max_workspace) continue;
       }
