@@ -222,6 +222,21 @@ TEST(Dispatch, FewTilesTakeSmallerTilesOrSplits) {
   }
 }
 
+// tensor_fp32's small products: the 8-warp dmma tile where its blocks run alone on their SMs
+// (512³: 128 blocks; 14.4 us against 64x64 split 2's 17.8, perf-log 88), never where some SMs
+// would hold two (513³: 153 blocks ran 23.1 us against 64x64 split 4's 21.4).
+TEST(Dispatch, EightWarpFp64TilesOnlyForLoneBlocks) {
+  auto g = GpuModel::h100();
+  for (long long n : {256, 511, 512}) {
+    auto d = pick(g, shape(n, n, n), MathMode::tensor_fp32);
+    EXPECT_EQ(d.family + " " + tile_of(d), "dmma 32x64x32") << d.why;
+    EXPECT_LE(((n + 31) / 32) * ((n + 63) / 64) * d.splits, g.sms) << d.why;
+  }
+  for (auto p : {shape(513, 513, 513), shape(777, 555, 333), shape(4096, 4096, 4096)})
+    for (auto& c : dispatch_candidates(g, canonical(p), MathMode::tensor_fp32))
+      EXPECT_FALSE(c.family == "dmma" && tile_of(c) == "32x64x32") << describe(p) << ": " << c.params;
+}
+
 TEST(Dispatch, ShortKIsAStoreOfC) {
   auto g = GpuModel::h100();
   // K = 1 or 2 (lda not a multiple of 4: the tiled kernels store C a float at a time): outer streams
