@@ -190,9 +190,9 @@ const Candidate kDmma[] = {
     // Small products, where blocks run alone on their SMs: 8 warps of 16x16, two per scheduler, hide
     // the FP64 mmas' dependent waits that stall a lone 4-warp block (perf-log 88): 511³ 16.4 us where
     // 64x64 split 2 ran 21.3, 512³ 14.4 against 17.8, 256³ 9.3 unsplit against 11.1 split 4; 48.2
-    // TFLOP/s at 4096³, 0.93 of 64x64's (results/h100/dmma/warps-9cd9122). Two blocks on some SMs
-    // ran 18 % over the model's time at 513³ (153 blocks: 23.1 us against 64x64 split 4's 21.4),
-    // so only lone blocks; its read share is 32x128's.
+    // TFLOP/s at 4096³, 0.93 of 64x64's (results/h100/dmma/warps-9cd9122). With two blocks on some
+    // SMs it lost where the model put it ahead (513³, 153 blocks: 23.1 us against 64x64 split 4's
+    // 21.4; predicted 14.1 against 15.5), so only lone blocks; its read share is 32x128's.
     {.family = "dmma", .params = "tile=32x64x32,warp=16x16,mma=m16n8k8,stages=3", .regs = 128, .rate = 0.65,
      .kind = Candidate::simt, .store_share = 0.65, .read_share = 0.57, .lone = true},
     // Up to 16 rows or columns: 8x12288x4096 row-major NT read at 2.3 TB/s (87 us, 1.38x cuBLAS
