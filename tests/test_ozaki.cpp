@@ -153,7 +153,7 @@ TEST(Ozaki, TheModuliChoiceIsTheFewestThatMeetTheModel) {
         }
   // Normal inputs (rms / gmean = 1.89) on both sides: 8 moduli from K = 16 to 65536 where cuBLAS may
   // split K; 7 where it sums each element in one chain (2^22 elements and more, both sides at least
-  // 128, from K = 64), 8 otherwise.
+  // 128, K from 64 to 65536), 8 otherwise.
   const ozaki::Spread normal = ozaki::kNormalSpread;
   for (long long k : {16ll, 1024ll, 65536ll}) EXPECT_EQ(ozaki::choose_moduli(normal, k, 256, 256), 8);
   for (long long k : {64ll, 1024ll, 65536ll}) EXPECT_EQ(ozaki::choose_moduli(normal, k, 2048, 2048), 7) << k;
@@ -161,6 +161,7 @@ TEST(Ozaki, TheModuliChoiceIsTheFewestThatMeetTheModel) {
   EXPECT_EQ(ozaki::choose_moduli(normal, 1024, 2047, 2048), 8);
   EXPECT_EQ(ozaki::choose_moduli(normal, 1024, 65536, 127), 8);
   EXPECT_EQ(ozaki::choose_moduli(normal, 32, 2048, 2048), 8);
+  EXPECT_EQ(ozaki::choose_moduli(normal, 65537, 2048, 2048), 8);  // beyond the longest K measured
 }
 
 // The scheme on the host, its integers exact (the CRT rebuild is exact: tested above): rows and

@@ -101,12 +101,13 @@ OZAKI_HD inline double predicted_error(int n, Spread s) {
 //   one chain per element at every K from 64 to 65536, and its error stays at or above 2.2e-7 for
 //   uniform(-1,1) and normal inputs, 6.5e-7 for uniform(0,1), 1.0e-6 for wide-range ones: 2^-22
 //   (where 7 moduli measured 0.18-0.31x cuBLAS's error on uniform(-1,1) and normal inputs). Only
-//   where both sides fill a 128-wide tile: thinner products may take cuBLAS's GEMV-like kernels,
-//   whose reductions run in trees.
-constexpr long long kWholeChainElements = 1ll << 22, kWholeChainMinSide = 128, kWholeChainMinK = 64;
+//   where both sides fill a 128-wide tile (thinner products may take cuBLAS's GEMV-like kernels,
+//   whose reductions run in trees), and up to the longest K measured.
+constexpr long long kWholeChainElements = 1ll << 22, kWholeChainMinSide = 128, kWholeChainMinK = 64,
+                    kWholeChainMaxK = 65536;
 OZAKI_HD inline double target(long long k, long long m, long long n) {
   const bool whole_chain = m * n >= kWholeChainElements && m >= kWholeChainMinSide && n >= kWholeChainMinSide;
-  if (whole_chain && k >= kWholeChainMinK) return ldexp(1.0, -22);
+  if (whole_chain && k >= kWholeChainMinK && k <= kWholeChainMaxK) return ldexp(1.0, -22);
   return ldexp(1.0, -22) * pow(double(k > 1 ? k : 1), -0.25);
 }
 
