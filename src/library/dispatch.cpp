@@ -69,9 +69,12 @@ struct Candidate {
   // per row of tiles.
   long long rows_max = 0;
   double read_share_b_kcontig = 0;  // the read share when op(B) is K-contiguous, if different
-  // Only where its blocks run alone on their SMs (at most one per SM, splits included): measured
-  // there only, and where they share SMs its rate falls short of the model's.
-  bool lone = false;
+  // The share of its rate an SM reaches with every slot holding one of its blocks, where measured
+  // below 1 (a lone block's is 0.75: tiled_time).
+  double busy_full = 1;
+  // Where a leading dimension is not a multiple of 4 floats (the unaligned variant, 4-byte copies):
+  // what each such copy a thread issues per K tile adds to a block's K step, where measured.
+  double unaligned_copy_us = 0;
 };
 
 constexpr long long kFewRows = 32;
@@ -177,24 +180,34 @@ const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=4,kc=8,accum=fp64", 
 // operands 64x64 ran 51.9 and 53.1 TFLOP/s (0.80-0.83; results/h100/dmma/ba402b7), the others not
 // re-measured: the rates stay at the first run's, so the tiles compare alike. C alone (16384² x 16):
 // 1.68, 1.95, 2.1 and 1.87 TB/s of 3.0.
+// With 4-byte copies (a leading dimension not a multiple of 4), 11 ns per copy a thread issues per K
+// step: 64x64x16 (16 copies) +0.18 us a step, 32x64x32 (12) +0.10-0.21, 128x16x32 (36) +0.44
+// (777x555x333 against 776x556x332, 511³ and 513³ against 512³; results/h100/dmma/coresident-695272f,
+// perf-log 90).
+constexpr double kDmmaUnalignedCopyUs = 0.0113;
 const Candidate kDmma[] = {
-    {"dmma", "tile=128x128x16,warp=64x32,mma=m16n8k8,stages=3", 235, 0.7, Candidate::simt, 0, 0.56},
+    {.family = "dmma", .params = "tile=128x128x16,warp=64x32,mma=m16n8k8,stages=3", .regs = 235, .rate = 0.7,
+     .kind = Candidate::simt, .store_share = 0.56, .unaligned_copy_us = kDmmaUnalignedCopyUs},
     // Where reading the operands bounds them, 64x64 reads at 1.30-1.86 TB/s and 32x128 at 1.72-1.81
     // (hk-128x128x256K, hk-64x64x1M, 8x12288x4096 NT, hk-32x256x100K; results/h100/dmma/a34ec55,
     // ba402b7). 32x128 with that read share keeps the 8-row NT products on wgmma (1.4-1.7x) but
     // gives hk-32x256x100K to warptiled (0.76x); without it, the reverse: corpus 1.243x against
     // 1.210x (results/h100/dmma/02166ed, 758db94). 64x64 without one, like warptiled.
-    {"dmma", "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", 168, 0.7, Candidate::simt, 0, 0.65},
-    {"dmma", "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.7, Candidate::simt, 0, 0.7, 0.57},
-    {"dmma", "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", 164, 0.6, Candidate::simt, 0, 0.62},
-    // Small products, where blocks run alone on their SMs: 8 warps of 16x16, two per scheduler, hide
-    // the FP64 mmas' dependent waits that stall a lone 4-warp block (perf-log 88): 511³ 16.4 us where
-    // 64x64 split 2 ran 21.3, 512³ 14.4 against 17.8, 256³ 9.3 unsplit against 11.1 split 4; 48.2
-    // TFLOP/s at 4096³, 0.93 of 64x64's (results/h100/dmma/warps-9cd9122). With two blocks on some
-    // SMs it lost where the model put it ahead (513³, 153 blocks: 23.1 us against 64x64 split 4's
-    // 21.4; predicted 14.1 against 15.5), so only lone blocks; its read share is 32x128's.
+    {.family = "dmma", .params = "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", .regs = 168, .rate = 0.7,
+     .kind = Candidate::simt, .store_share = 0.65, .unaligned_copy_us = kDmmaUnalignedCopyUs},
+    {.family = "dmma", .params = "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", .regs = 164, .rate = 0.7,
+     .kind = Candidate::simt, .store_share = 0.7, .read_share = 0.57, .unaligned_copy_us = kDmmaUnalignedCopyUs},
+    {.family = "dmma", .params = "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", .regs = 164, .rate = 0.6,
+     .kind = Candidate::simt, .store_share = 0.62, .unaligned_copy_us = kDmmaUnalignedCopyUs},
+    // Small products: 8 warps of 16x16, two per scheduler, hide the FP64 mmas' dependent waits that
+    // stall a lone 4-warp block (perf-log 88): 511³ 16.4 us where 64x64 split 2 ran 21.3, 512³ 14.4
+    // against 17.8, 256³ 9.3 unsplit against 11.1 split 4; 48.2 TFLOP/s at 4096³, 0.93 of 64x64's
+    // (results/h100/dmma/warps-9cd9122). Two blocks on an SM: 0.44-0.49 us a K step each (640x640x320,
+    // 776x556x332, 1024x512x512) against 0.57 alone, 0.9 of the SM's rate where the model's 1 put it
+    // ahead at 513³ (results/h100/dmma/coresident-695272f, perf-log 90). Its read share is 32x128's.
     {.family = "dmma", .params = "tile=32x64x32,warp=16x16,mma=m16n8k8,stages=3", .regs = 128, .rate = 0.65,
-     .kind = Candidate::simt, .store_share = 0.65, .read_share = 0.57, .lone = true},
+     .kind = Candidate::simt, .store_share = 0.65, .read_share = 0.57, .busy_full = 0.9,
+     .unaligned_copy_us = kDmmaUnalignedCopyUs},
     // Up to 16 rows or columns: 8x12288x4096 row-major NT read at 2.3 TB/s (87 us, 1.38x cuBLAS
     // SGEMM; results/h100/dmma/a34ec55), and so 8x32768x8192 (1.16x, where packed wgmma reads at 2.9:
     // results/h100/dmma/ba402b7); 2048x16x2048 1.47x; C alone at 1.29 and 1.17 TB/s. A rate
@@ -202,8 +215,11 @@ const Candidate kDmma[] = {
     // 64x64 ran 0.92x): 0.35.
     // Where the product has at most 32 rows (columns): a lone 16x128 block unsplit ran 0.35-0.44 of
     // an SM's peak (8x2304x768, 32x256x100000), 0.46-0.59 at the model's 0.75 for it (perf-log 57).
-    {"dmma", "tile=16x128x32,warp=16x32,mma=m16n8k8,stages=3", 128, 0.35, Candidate::simt, 0, 0.43, 0.77, 0.5},
-    {"dmma", "tile=128x16x32,warp=32x16,mma=m16n8k8,stages=3", 128, 0.35, Candidate::simt, 0, 0.39, 1, 0.5},
+    {.family = "dmma", .params = "tile=16x128x32,warp=16x32,mma=m16n8k8,stages=3", .regs = 128, .rate = 0.35,
+     .kind = Candidate::simt, .store_share = 0.43, .read_share = 0.77, .rate_few = 0.5,
+     .unaligned_copy_us = kDmmaUnalignedCopyUs},
+    {.family = "dmma", .params = "tile=128x16x32,warp=32x16,mma=m16n8k8,stages=3", .regs = 128, .rate = 0.35,
+     .kind = Candidate::simt, .store_share = 0.39, .rate_few = 0.5, .unaligned_copy_us = kDmmaUnalignedCopyUs},
 };
 // tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
 // x K, normal, positive, wide-range and uniform inputs; results/h100/fp64-accum/4541176) from which
@@ -290,7 +306,6 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double kper = double(ceil_div(ceil_div(p.k, s), bk) * bk);
   const double slots = double(gpu.sms) * occ;
   Estimate e;
-  if (c.lone && blocks > gpu.sms) return e;  // no estimate: not taken
   e.splits = s;
   e.waves = blocks / slots;
   // FLOP/s of one busy SM, shared by its resident blocks. A register-tiled block keeps its SM
@@ -303,8 +318,15 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // block per SM ran 17.4 us where 64x64 blocks of four ran 12.9; perf-log 51).
   const double full = std::floor(blocks / slots), rest = blocks - full * slots;
   const double j = std::ceil(rest / gpu.sms), warps = j * threads / 32.0;
-  const double busy = (0.75 + 0.25 * (j - 1) / std::max(1, occ - 1)) * std::min(1.0, warps / 4.0);
-  const double t_compute = (full * occ + (j > 0 ? j / busy : 0)) * work / sm_rate;
+  const double busy_full = c.busy_full, busy_lone = std::min(0.75, busy_full);
+  const double busy = (busy_lone + (busy_full - busy_lone) * (j - 1) / std::max(1, occ - 1)) * std::min(1.0, warps / 4.0);
+  double t_compute = (full * occ / busy_full + (j > 0 ? j / busy : 0)) * work / sm_rate;
+  // 4-byte copies (a leading dimension not a multiple of 4): each thread issues its share of the
+  // unaligned operands' K tile one float at a time, the blocks resident together side by side.
+  if (c.unaligned_copy_us > 0 && (p.lda % 4 || p.ldb % 4)) {
+    const double floats = (p.lda % 4 ? double(bm * bk) : 0) + (p.ldb % 4 ? double(bk * bn) : 0);
+    t_compute += std::ceil(blocks / slots) * (kper / bk) * floats / threads * c.unaligned_copy_us * 1e-6;
+  }
   // Bytes stream at the full bandwidth only with enough blocks loading at once: two per SM
   // (rhs-16 x 4096 x 4096 ran at 1.7 TB/s with 640 blocks and 1.3 TB/s with fewer; perf-log 17).
   const double streams = std::min(1.0, blocks / (2.0 * gpu.sms));

@@ -19,11 +19,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
   // 16-byte stores where C's rows start on 16 bytes: a run-time test (one branch for the whole
   // kernel), so that an operand's alignment never changes the binary.
   const bool vec = ((reinterpret_cast<unsigned long long>(g.c) | (unsigned long long)(g.c_row * 4)) & 15) == 0;
-  // C's old values (beta != 0) first, with the operands: read between the stores, row after row,
-  // each waited for the store before it (C at 1.9 TB/s of 3.0 at 8192 x 8192 x 8, perf-log 89).
-  gl::OldRun<4> old[ROWS];
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r) old[r] = gl::old_c_run<4>(g, i0 + r, j0, vec);
   Accumulator acc[ROWS][4];
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
@@ -87,6 +82,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
       for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x, bk[t], acc[r][t]);
     }
   }
+  gl::OldRun<4> old[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) old[r] = gl::old_c_run<4>(g, i0 + r, j0, vec);
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const float v[4] = {float(acc[r][0]), float(acc[r][1]), float(acc[r][2]), float(acc[r][3])};
