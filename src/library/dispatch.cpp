@@ -75,6 +75,8 @@ struct Candidate {
   // Where a leading dimension is not a multiple of 4 floats (the unaligned variant, 4-byte copies):
   // what each such copy a thread issues per K tile adds to a block's K step, where measured.
   double unaligned_copy_us = 0;
+  // A tile this many times the product's rows (or columns) or more: kPaddedTileUs added.
+  double padded_from = 4;
 };
 
 constexpr long long kFewRows = 32;
@@ -205,9 +207,11 @@ const Candidate kDmma[] = {
     // (results/h100/dmma/warps-9cd9122). Two blocks on an SM: 0.44-0.49 us a K step each (640x640x320,
     // 776x556x332, 1024x512x512) against 0.57 alone, 0.9 of the SM's rate where the model's 1 put it
     // ahead at 513³ (results/h100/dmma/coresident-695272f, perf-log 90). Its read share is 32x128's.
+    // Over 16 rows, half its work padding, it ran 3.9 us over the model (db-1760x16x1760 split 11:
+    // 16.1 us, where 16x128 split 12 ran 14.7, 0.7 over; results/h100/corpus-tensor-fp32.json at a75a378).
     {.family = "dmma", .params = "tile=32x64x32,warp=16x16,mma=m16n8k8,stages=3", .regs = 128, .rate = 0.65,
      .kind = Candidate::simt, .store_share = 0.65, .read_share = 0.57, .busy_full = 0.9,
-     .unaligned_copy_us = kDmmaUnalignedCopyUs},
+     .unaligned_copy_us = kDmmaUnalignedCopyUs, .padded_from = 2},
     // Up to 16 rows or columns: 8x12288x4096 row-major NT read at 2.3 TB/s (87 us, 1.38x cuBLAS
     // SGEMM; results/h100/dmma/a34ec55), and so 8x32768x8192 (1.16x, where packed wgmma reads at 2.9:
     // results/h100/dmma/ba402b7); 2048x16x2048 1.47x; C alone at 1.29 and 1.17 TB/s. A rate
@@ -358,7 +362,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (kBetaStoreShare * bw));
   t_mem = std::max(t_mem, out_bytes / (c.store_share * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
-  if (bm >= 4 * p.m || bn >= 4 * p.n) us += kPaddedTileUs;
+  if (bm >= c.padded_from * p.m || bn >= c.padded_from * p.n) us += kPaddedTileUs;
   if (s > 1) {
     // The reduce kernel, one thread per element of C, adds eight partial planes per round trip to
     // L2: a few outputs split many ways wait on those round trips, not on the bytes (8x2304x768

@@ -16,9 +16,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
   const long long j0 = ((long long)blockIdx.y * THREADS + threadIdx.x) * 4;
   const long long i0 = (long long)blockIdx.x * ROWS;
   if (j0 >= g.n) return;
-  // 16-byte stores where C's rows start on 16 bytes: a run-time test (one branch for the whole
-  // kernel), so that an operand's alignment never changes the binary.
-  const bool vec = ((reinterpret_cast<unsigned long long>(g.c) | (unsigned long long)(g.c_row * 4)) & 15) == 0;
   Accumulator acc[ROWS][4];
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
@@ -82,6 +79,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
       for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x, bk[t], acc[r][t]);
     }
   }
+  // 16-byte stores where C's rows start on 16 bytes: a run-time test (one branch for the whole
+  // kernel), so that an operand's alignment never changes the binary.
+  const bool vec = ((reinterpret_cast<unsigned long long>(g.c) | (unsigned long long)(g.c_row * 4)) & 15) == 0;
+  // With beta, every row's old values before the first store: read between the stores, each load
+  // waited for the store before it (which may alias it), and C moved at 2.1 TB/s of 3.0 (perf-log
+  // 89). Read after the sums, not before: held through them, they cost a third of the blocks.
   gl::OldRun<4> old[ROWS];
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) old[r] = gl::old_c_run<4>(g, i0 + r, j0, vec);
