@@ -101,14 +101,18 @@ __device__ __forceinline__ Acc dot_row(const float* row, const float* x, long lo
 
 // The end of a reduction split over gridDim.z blocks: each block has written its partial sums of
 // outputs [base, base + count) to the workspace ([split][m]); the last block of the group to
-// arrive adds them in split order (the result does not depend on which block is last), stores y
-// and leaves its arrival counter zero for the next call. The fence makes this block's partial
-// sums visible before its arrival is counted. Called by every thread of the block; the partial
-// sums are added in the accumulators' type.
-template <class Acc = float>
-__device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid,
-                                          int nthreads) {
+// arrive adds them, stores y and leaves its arrival counter zero for the next call. The fence
+// makes this block's partial sums visible before its arrival is counted. Called by every thread
+// of the block (NTHREADS); the partial sums are added in the accumulators' type.
+// The block's threads share each output's splits: lane r of an output's group (a power of two,
+// at most the splits) adds splits r, r + lanes, ... in order, then the group's sums meet in a
+// fixed tree in shared memory. The order depends on the launch alone, not on which block is
+// last; a thread waits on splits / lanes round trips to L2 where one thread walked all of them
+// (a dot product's 64 splits: 64 dependent-issue loads before its single store).
+template <class Acc, int NTHREADS>
+__device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid) {
   __shared__ bool last;
+  __shared__ Acc part[NTHREADS];
   const int splits = gridDim.z;
   __threadfence();
   __syncthreads();
@@ -116,12 +120,25 @@ __device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals,
   __syncthreads();
   if (!last) return;
   __threadfence();
-  for (int o = tid; o < count; o += nthreads) {
+  int lanes = 1;
+  while (2 * lanes * count <= NTHREADS && lanes < splits) lanes *= 2;
+  const int groups = NTHREADS / lanes, r = tid % lanes;
+  for (int o0 = 0; o0 < count; o0 += groups) {  // the same trip count in every thread
+    const int o = o0 + tid / lanes;
     const long long i = base + o;
-    if (i >= g.m) continue;
+    const bool mine = tid < groups * lanes && o < count && i < g.m;
     Acc sum = 0;
-    for (int s = 0; s < splits; ++s) sum += gl::partial_at<Acc>(g.workspace + s * gl::kPartialPlanes<Acc> * g.m + i, g.m);
-    store_y(g, i, float(sum));
+    if (mine)
+      for (int s = r; s < splits; s += lanes)
+        sum += gl::partial_at<Acc>(g.workspace + s * gl::kPartialPlanes<Acc> * g.m + i, g.m);
+    part[tid] = sum;
+    __syncthreads();
+    for (int w = lanes / 2; w > 0; w /= 2) {
+      if (tid < groups * lanes && r < w) part[tid] += part[tid + w];
+      __syncthreads();
+    }
+    if (mine && r == 0) store_y(g, i, float(part[tid]));
+    __syncthreads();
   }
   if (tid == 0) *arrivals = 0;
 }

@@ -3,7 +3,7 @@
 // row with 16-byte loads; the reduction has two stages (warp shuffles, then one warp over the
 // per-warp sums in shared memory). gridDim.x (up to 2^31 - 1) has room for any M. With fewer
 // rows than the GPU holds blocks (a dot product is one row), gridDim.z blocks share each row's
-// reduction in chunks of whole 16-byte groups, and the last of them adds the chunks in order.
+// reduction in chunks of whole 16-byte groups, and the last of them adds the chunks in a fixed order.
 #include "gemv_common.cuh"
 
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
@@ -23,5 +23,5 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemv_block(GemmArgs g) {
     return;
   }
   if (threadIdx.x == 0) gl::store_partial(g.workspace + blockIdx.z * gl::kPartialPlanes<Accumulator> * g.m + i, g.m, acc);
-  add_splits_if_last<Accumulator>(g, g.counters + i, i, 1, threadIdx.x, THREADS);
+  add_splits_if_last<Accumulator, THREADS>(g, g.counters + i, i, 1, threadIdx.x);
 }
