@@ -121,20 +121,48 @@ template <>
 struct FloatRun<4> {
   using type = float4;
 };
-// C's old values of such a run, for an epilogue that reads every run it owns before it writes any
-// (a store may alias a later load, so each load would wait for the store before it): zero where
-// beta == 0 or outside C.
+template <int W>
+__device__ inline void store_c_run(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC,
+                                   bool padded = false) {
+  using Vec = typename FloatRun<W>::type;
+  if (i >= g.m) return;
+  float* row = g.c + i * g.c_row;
+  if (vec && (padded ? j < g.n : j + W - 1 < g.n) && !ABLATE_NO_STORE) {
+    Vec* c = reinterpret_cast<Vec*>(row + j);
+    Vec old{}, r;
+    if (g.beta != 0.0f) old = *c;
+    const float* o = reinterpret_cast<const float*>(&old);
+    float* out = reinterpret_cast<float*>(&r);
+#pragma unroll
+    for (int t = 0; t < W; ++t) out[t] = g.beta == 0.0f ? g.alpha * v[t] : g.alpha * v[t] + g.beta * o[t];
+    *c = r;
+    return;
+  }
+  if (ABLATE_NO_STORE) {
+    for (int t = 0; t < W; ++t) store_c(g, i, j + t, v[t]);
+    return;
+  }
+  // A float at a time: the row's address once, then one bound per column.
+  for (int t = 0; t < W && j + t < g.n; ++t) {
+    float* c = row + (j + t) * g.c_col;
+    *c = g.beta == 0.0f ? g.alpha * v[t] : g.alpha * v[t] + g.beta * *c;
+  }
+}
+// The same in two steps, for an epilogue that reads every run it owns before it writes any (a store
+// may alias a later load, so each load would wait for the store before it): C's old values of a
+// run, zero where beta == 0 or outside C, then the run written. The tiled epilogues keep
+// store_c_run: built from these two, their code grew by 2-15 % (hopper-simt, warptiled and dmma
+// cubins at 695272f; perf-log 89).
 template <int W>
 struct OldRun {
   float v[W] = {};
 };
 template <int W>
-__device__ inline OldRun<W> old_c_run(const GemmArgs& g, long long i, long long j, bool vec = C_VEC,
-                                      bool padded = false) {
+__device__ inline OldRun<W> old_c_run(const GemmArgs& g, long long i, long long j, bool vec) {
   OldRun<W> o;
   if (g.beta == 0.0f || i >= g.m || ABLATE_NO_STORE) return o;
   const float* row = g.c + i * g.c_row;
-  if (vec && (padded ? j < g.n : j + W - 1 < g.n)) {
+  if (vec && j + W - 1 < g.n) {
     const auto x = *reinterpret_cast<const typename FloatRun<W>::type*>(row + j);
     const float* f = reinterpret_cast<const float*>(&x);
 #pragma unroll
@@ -146,7 +174,7 @@ __device__ inline OldRun<W> old_c_run(const GemmArgs& g, long long i, long long 
 }
 template <int W>
 __device__ inline void store_c_run_old(const GemmArgs& g, long long i, long long j, const float* v,
-                                       const OldRun<W>& old, bool vec = C_VEC, bool padded = false) {
+                                       const OldRun<W>& old, bool vec) {
   using Vec = typename FloatRun<W>::type;
   if (i >= g.m) return;
   if (ABLATE_NO_STORE) {
@@ -158,17 +186,12 @@ __device__ inline void store_c_run_old(const GemmArgs& g, long long i, long long
 #pragma unroll
   for (int t = 0; t < W; ++t) out[t] = g.beta == 0.0f ? g.alpha * v[t] : g.alpha * v[t] + g.beta * old.v[t];
   float* row = g.c + i * g.c_row;
-  if (vec && (padded ? j < g.n : j + W - 1 < g.n)) {
+  if (vec && j + W - 1 < g.n) {
     *reinterpret_cast<Vec*>(row + j) = r;
     return;
   }
   // A float at a time: the row's address once, then one bound per column.
   for (int t = 0; t < W && j + t < g.n; ++t) row[(j + t) * g.c_col] = out[t];
-}
-template <int W>
-__device__ inline void store_c_run(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC,
-                                   bool padded = false) {
-  store_c_run_old<W>(g, i, j, v, old_c_run<W>(g, i, j, vec, padded), vec, padded);
 }
 __device__ inline void store_c4(const GemmArgs& g, long long i, long long j, const float* v, bool vec = C_VEC,
                                 bool padded = false) {

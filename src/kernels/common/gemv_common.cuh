@@ -109,8 +109,10 @@ __device__ __forceinline__ Acc dot_row(const float* row, const float* x, long lo
 // fixed tree in shared memory. The order depends on the launch alone, not on which block is
 // last; a thread waits on splits / lanes round trips to L2 where one thread walked all of them
 // (a dot product's 64 splits: 64 dependent-issue loads before its single store).
+// Not inlined: inlined, its registers raised the kernel's (gemv-block 1024 threads: 32 → 38, one
+// block per SM instead of two, tf8192-down-T1 23 % slower; perf-log 91), and it runs once a call.
 template <class Acc, int NTHREADS>
-__device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid) {
+__device__ __noinline__ void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid) {
   __shared__ bool last;
   __shared__ Acc part[NTHREADS];
   const int splits = gridDim.z;
