@@ -101,46 +101,31 @@ __device__ __forceinline__ Acc dot_row(const float* row, const float* x, long lo
 
 // The end of a reduction split over gridDim.z blocks: each block has written its partial sums of
 // outputs [base, base + count) to the workspace ([split][m]); the last block of the group to
-// arrive adds them, stores y and leaves its arrival counter zero for the next call. The fence
-// makes this block's partial sums visible before its arrival is counted. Called by every thread
-// of the block (NTHREADS); the partial sums are added in the accumulators' type.
-// The block's threads share each output's splits: lane r of an output's group (a power of two,
-// at most the splits) adds splits r, r + lanes, ... in order, then the group's sums meet in a
-// fixed tree in shared memory. The order depends on the launch alone, not on which block is
-// last; a thread waits on splits / lanes round trips to L2 where one thread walked all of them
-// (a dot product's 64 splits: 64 dependent-issue loads before its single store).
-// Not inlined: inlined, its registers raised the kernel's (gemv-block 1024 threads: 32 → 38, one
-// block per SM instead of two, tf8192-down-T1 23 % slower; perf-log 91), and it runs once a call.
-template <class Acc, int NTHREADS>
-__device__ __noinline__ void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid) {
+// arrive adds them in split order (the result does not depend on which block is last), stores y
+// and leaves its arrival counter zero for the next call. The fence makes this block's partial
+// sums visible before its arrival is counted. Called by every thread of the block; the partial
+// sums are added in the accumulators' type.
+// The arrival alone: true in the group's last block, whose reads then see every block's sums.
+__device__ inline bool last_to_arrive(unsigned* arrivals, int tid) {
   __shared__ bool last;
-  __shared__ Acc part[NTHREADS];
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) last = atomicAdd(arrivals, 1u) == unsigned(gridDim.z - 1);
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+template <class Acc = float>
+__device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid,
+                                          int nthreads) {
   const int splits = gridDim.z;
-  __threadfence();
-  __syncthreads();
-  if (tid == 0) last = atomicAdd(arrivals, 1u) == unsigned(splits - 1);
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  int lanes = 1;
-  while (2 * lanes * count <= NTHREADS && lanes < splits) lanes *= 2;
-  const int groups = NTHREADS / lanes, r = tid % lanes;
-  for (int o0 = 0; o0 < count; o0 += groups) {  // the same trip count in every thread
-    const int o = o0 + tid / lanes;
+  if (!last_to_arrive(arrivals, tid)) return;
+  for (int o = tid; o < count; o += nthreads) {
     const long long i = base + o;
-    const bool mine = tid < groups * lanes && o < count && i < g.m;
+    if (i >= g.m) continue;
     Acc sum = 0;
-    if (mine)
-      for (int s = r; s < splits; s += lanes)
-        sum += gl::partial_at<Acc>(g.workspace + s * gl::kPartialPlanes<Acc> * g.m + i, g.m);
-    part[tid] = sum;
-    __syncthreads();
-    for (int w = lanes / 2; w > 0; w /= 2) {
-      if (tid < groups * lanes && r < w) part[tid] += part[tid + w];
-      __syncthreads();
-    }
-    if (mine && r == 0) store_y(g, i, float(part[tid]));
-    __syncthreads();
+    for (int s = 0; s < splits; ++s) sum += gl::partial_at<Acc>(g.workspace + s * gl::kPartialPlanes<Acc> * g.m + i, g.m);
+    store_y(g, i, float(sum));
   }
   if (tid == 0) *arrivals = 0;
 }

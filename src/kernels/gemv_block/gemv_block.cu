@@ -8,7 +8,17 @@
 
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 
-extern "C" __global__ void __launch_bounds__(THREADS) gemv_block(GemmArgs g) {
+// Blocks of 1024 threads two to an SM (every thread slot: a stream of loads needs them all): left
+// alone, ptxas gave the split sums' code 38 registers, one block per SM, and tf8192-down-T1 ran
+// 23 % slower (perf-log 91). Smaller blocks keep ptxas's choice (a minimum of 1 block lets it take
+// 92-166 registers).
+#if THREADS >= 1024
+#define GEMV_BLOCK_BOUNDS __launch_bounds__(THREADS, 2)
+#else
+#define GEMV_BLOCK_BOUNDS __launch_bounds__(THREADS)
+#endif
+
+extern "C" __global__ void GEMV_BLOCK_BOUNDS gemv_block(GemmArgs g) {
   follow_previous_grid();
   __shared__ Accumulator scratch[32];
   const long long i = blockIdx.x;
@@ -22,6 +32,18 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemv_block(GemmArgs g) {
     if (threadIdx.x == 0) store_y(g, i, float(acc));
     return;
   }
-  if (threadIdx.x == 0) gl::store_partial(g.workspace + blockIdx.z * gl::kPartialPlanes<Accumulator> * g.m + i, g.m, acc);
-  add_splits_if_last<Accumulator, THREADS>(g, g.counters + i, i, 1, threadIdx.x);
+  constexpr int kPlanes = gl::kPartialPlanes<Accumulator>;
+  if (threadIdx.x == 0) gl::store_partial(g.workspace + blockIdx.z * kPlanes * g.m + i, g.m, acc);
+  if (!last_to_arrive(g.counters + i, threadIdx.x)) return;
+  // The last block's threads share the splits' sums (thread t adds splits t, t + THREADS, ... in
+  // order), then meet as the row's products did: a fixed order, whichever block is last. One
+  // thread walking a dot product's 64 splits, a load each, was 2-3 us of its 11-13 (perf-log 91).
+  Accumulator sum = 0;
+  for (int s = threadIdx.x; s < gridDim.z; s += THREADS)
+    sum += gl::partial_at<Accumulator>(g.workspace + s * kPlanes * g.m + i, g.m);
+  sum = block_sum<THREADS>(sum, scratch);
+  if (threadIdx.x == 0) {
+    store_y(g, i, float(sum));
+    g.counters[i] = 0;  // for the next call
+  }
 }

@@ -35,8 +35,7 @@ class GemvColumns final : public KernelFamily {
     gemv::require_threads(out, b[0] * b[1]);
     int vpt = v.at("vpt")[0];
     if (vpt > 4 && vpt % 4 != 0) out.push_back("vpt = " + std::to_string(vpt) + " above 4 must be a multiple of 4");
-    // The TY partial sums of every output, and one per thread for the last block's split sums.
-    long long smem = 4LL * (v.at("accum")[0] + 1) * b[0] * b[1] * (vpt + 1);
+    long long smem = 4LL * (v.at("accum")[0] + 1) * b[0] * b[1] * vpt;
     if (smem > kStaticSharedLimit)
       out.push_back("the partial sums need " + std::to_string(smem / 1024) + " KB of static shared memory, over 48 KB");
     return out;

@@ -77,5 +77,5 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
       gl::store_partial(g.workspace + blockIdx.z * gl::kPartialPlanes<Accumulator> * g.m + i, g.m, sum);
   }
   if (splits == 1) return;
-  add_splits_if_last<Accumulator, TX * TY>(g, g.counters + blockIdx.x, base, TX * VPT, threadIdx.y * TX + threadIdx.x);
+  add_splits_if_last<Accumulator>(g, g.counters + blockIdx.x, base, TX * VPT, threadIdx.y * TX + threadIdx.x, TX * TY);
 }
