@@ -87,7 +87,7 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"gemv-columns", "block=64x4,vpt=8"}, {"gemv-columns", "vpt=1,block=32x32,unroll=1"},
                                 {"gemv-block", "splits=3"}, {"gemv-block", "threads=128,splits=5,accum=fp64"},
                                 {"gemv-columns", "splits=7,accum=fp64"}, {"outer", "threads=64,rows=4,kc=4"},
-                                // The last block's split sums shared by 4 and 64 lanes (more lanes than splits).
+                                // The last block's split sums: gemv-block's 128 threads over 37 (some add none).
                                 {"gemv-columns", "block=32x4,vpt=1,splits=13,accum=fp64"},
                                 {"gemv-block", "threads=128,splits=37"},
                                 {"outer", "accum=fp64"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64"},

@@ -99,13 +99,10 @@ __device__ __forceinline__ Acc dot_row(const float* row, const float* x, long lo
   return acc;
 }
 
-// The end of a reduction split over gridDim.z blocks: each block has written its partial sums of
-// outputs [base, base + count) to the workspace ([split][m]); the last block of the group to
-// arrive adds them in split order (the result does not depend on which block is last), stores y
-// and leaves its arrival counter zero for the next call. The fence makes this block's partial
-// sums visible before its arrival is counted. Called by every thread of the block; the partial
-// sums are added in the accumulators' type.
-// The arrival alone: true in the group's last block, whose reads then see every block's sums.
+// A reduction split over gridDim.z blocks, each of which has written its partial sums to the
+// workspace ([split][m]): the arrival of one block, true in the group's last, whose reads then see
+// every block's sums. The first fence makes this block's sums visible before its arrival is
+// counted. Called by every thread of the block.
 __device__ inline bool last_to_arrive(unsigned* arrivals, int tid) {
   __shared__ bool last;
   __threadfence();
@@ -115,6 +112,10 @@ __device__ inline bool last_to_arrive(unsigned* arrivals, int tid) {
   if (last) __threadfence();
   return last;
 }
+// The end of such a reduction for outputs [base, base + count): the last block to arrive adds the
+// partial sums in split order (the result does not depend on which block is last), stores y and
+// leaves its arrival counter zero for the next call. Called by every thread of the block; the
+// partial sums are added in the accumulators' type.
 template <class Acc = float>
 __device__ inline void add_splits_if_last(const GemmArgs& g, unsigned* arrivals, long long base, int count, int tid,
                                           int nthreads) {
