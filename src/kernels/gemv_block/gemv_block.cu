@@ -8,12 +8,13 @@
 
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 
-// Blocks of 1024 threads two to an SM (every thread slot: a stream of loads needs them all): left
-// alone, ptxas gave the split sums' code 38 registers, one block per SM, and tf8192-down-T1 ran
-// 23 % slower (perf-log 91). Smaller blocks keep ptxas's choice (a minimum of 1 block lets it take
-// 92-166 registers).
+// Blocks of 1024 threads: with FP32 sums two to an SM (every thread slot: a stream of loads needs
+// them all; left alone, ptxas gave the split sums' code 38 registers, one block per SM, and
+// tf8192-down-T1 ran 23 % slower, perf-log 91), with FP64 sums one (in 32 registers they spill;
+// left alone, ptxas now gives them 32). Smaller blocks keep ptxas's choice (a minimum of 1 block
+// lets it take 92-166 registers).
 #if THREADS >= 1024
-#define GEMV_BLOCK_BOUNDS __launch_bounds__(THREADS, 2)
+#define GEMV_BLOCK_BOUNDS __launch_bounds__(THREADS, ACCUM == 0 ? 2 : 1)
 #else
 #define GEMV_BLOCK_BOUNDS __launch_bounds__(THREADS)
 #endif
