@@ -266,6 +266,31 @@ TEST(Dispatch, ShortKIsAStoreOfC) {
   EXPECT_NE(pick(g, shape(4096, 4096, 256), MathMode::strict_fp32).family, "outer");
 }
 
+// outer's arithmetic overlaps C's traffic (perf-log 93): where it measured faster than the tiled
+// kernels it is taken, and not where it measured slower (H100, results/h100/outer/shortk-ef88451).
+TEST(Dispatch, OuterWhereShortKMeasuredFaster) {
+  auto g = GpuModel::h100();
+  auto with_beta = [](Problem p, float beta) {
+    p.beta = beta;
+    return p;
+  };
+  // tensor_fp32, beta 0: 8192² x 4 outer 109.7 us against dmma's 134.7; 16384² x 4 423.6 against
+  // 521.9. Beta 1, K = 16: 8192² 335.3 against warptiled's 485.8, 4096² 89.0 against 120.6.
+  for (auto p : {shape(8192, 8192, 4), shape(16384, 16384, 4), with_beta(shape(8192, 8192, 16), 1),
+                 with_beta(shape(4096, 4096, 16), 1)}) {
+    auto d = pick(g, p, MathMode::tensor_fp32);
+    EXPECT_EQ(d.family, "outer") << describe(p) << ": " << d.why;
+  }
+  // strict_fp32, beta 1, K = 24: 313.2 against hopper-simt's 446.4.
+  auto s = pick(g, with_beta(shape(8192, 8192, 24), 1), MathMode::strict_fp32);
+  EXPECT_EQ(s.family, "outer") << s.why;
+  // Slower there: tensor_fp32 8192² x 8 (169.0 against dmma's 140.7) and x 16 (277.9 against 138.6).
+  for (auto p : {shape(8192, 8192, 8), shape(8192, 8192, 16)}) {
+    auto d = pick(g, p, MathMode::tensor_fp32);
+    EXPECT_NE(d.family, "outer") << describe(p) << ": " << d.why;
+  }
+}
+
 TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   auto g = GpuModel::h100();
   // Huge K with one tile: split K many ways, on the CUDA cores or in wgmma's split tail.

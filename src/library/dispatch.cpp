@@ -160,6 +160,11 @@ constexpr double kSplitRoundUs = 10.0;
 // TFLOP/s at K = 16 to 64 (0.17 of the FFMA rate; results/h100/simt/issue30-acd8273), so it wins
 // only where K is a few values.
 const Candidate kOuter[] = {{"outer", "threads=128,rows=8,kc=8", 94, 0.17, Candidate::store_bound}};
+// Its arithmetic and C's traffic overlap: the longer of the two plus a quarter of the shorter, and
+// a fill. Fitted on K = 1-32 at 2048² to 16384², beta 0 and 1, both accumulators: 64 calls within
+// -20 % and +25 % (2048² x 8 the lowest; results/h100/outer/shortk-ef88451, perf-log 93); the sum of
+// the two, used before, ran 20-56 % over from K = 4 at 4096² to 16384².
+constexpr double kOuterOverlap = 0.25, kOuterFillUs = 2.0;
 // From K = 32 (kTileSumsMinK): accum=fp64tile, each K tile of 16 products summed in FP32 and the
 // tiles' sums in FP64: 0.12-0.73x cuBLAS SGEMM's error from K = 32 (1.2-1.7x at K = 16, one tile:
 // plain FP32), at 0.81-0.82 of the FP32 speed (64x64 at 1024³, 32x128 at 8x12288x4096;
@@ -171,10 +176,11 @@ const Candidate kSimtFp64Tile[] = {
     {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4,accum=fp64tile", 249, 0.37, Candidate::simt},
     {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4,accum=fp64tile", 255, 0.25, Candidate::simt},
 };
-// With FP64 accumulators: 0.11 of the FFMA rate (4096x4096x16: 94.7 against 59.9 us; c13c9fd).
+// With FP64 accumulators: 0.12 of the FFMA rate in that fit (0.11 beside the sum: 4096x4096x16
+// 94.7 against 59.9 us; c13c9fd).
 // With FP64 sums 4 rows per thread: 8 take 139 registers (3 blocks per SM) and read C for beta at
 // 0.59x cuBLAS SGEMM's speed where 4 rows (72 registers) ran 0.83x (8192x8192x8, perf-log 56).
-const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=4,kc=8,accum=fp64", 92, 0.11, Candidate::store_bound}};
+const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=4,kc=8,accum=fp64", 92, 0.12, Candidate::store_bound}};
 // From 9.0, tensor_fp32 on the FP64 tensor cores (dmma: floats widened, exact products summed in
 // FP64, the error bound of the FP64 accumulators above). Measured (results/h100/dmma/96caad5,
 // perf-log 54): 64x64 45.1 TFLOP/s at 4096³ and 46.6 at 8192³, 128x128 47.5 at 8192³, 32x128 44.8 at
@@ -393,7 +399,7 @@ Estimate outer_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double t_mem =
       (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / (bw * busy);
   Estimate e;
-  e.us = (t_compute + t_mem) * 1e6 + kLaunchUs;
+  e.us = (std::max(t_compute, t_mem) + kOuterOverlap * std::min(t_compute, t_mem)) * 1e6 + kOuterFillUs + kLaunchUs;
   e.waves = blocks / slots;
   return e;
 }
