@@ -17,6 +17,22 @@ constexpr int kWidth = (A_VEC && VPT % 4 == 0) ? 4 : 1;
 constexpr int kGroups = VPT / kWidth;
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 
+// One reduction step of a thread whose outputs all exist: x[p] and the VPT values of A's column p.
+__device__ __forceinline__ void load_step(const GemmArgs& g, long long p, const long long (&out)[kGroups], float& x,
+                                          float (&a)[VPT]) {
+  x = __ldg(g.b + p * g.b_row);
+  const float* col = g.a + p * g.a_col;
+#pragma unroll
+  for (int v = 0; v < kGroups; ++v) {
+    if (kWidth == 4) {
+      const float4 q = load_stream(reinterpret_cast<const float4*>(col + out[v]));
+      a[4 * v + 0] = q.x, a[4 * v + 1] = q.y, a[4 * v + 2] = q.z, a[4 * v + 3] = q.w;
+    } else {
+      a[v] = __ldcs(col + out[v]);
+    }
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
   follow_previous_grid();
   __shared__ Accumulator partial[TY][TX * VPT];
@@ -36,9 +52,25 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
     full[v] = out[v] + kWidth <= g.m;
   }
 
-  // Unrolled, the loads of several reduction steps are issued before their FMAs need them.
-#pragma unroll UNROLL
-  for (long long p = p_first + threadIdx.y; p < p_last; p += TY) {
+  // A thread whose outputs all exist (all but an edge block's last) loads UNROLL steps before it
+  // adds any. Unrolling the checked loop below did not do that: the test of each group between a
+  // step's load and its FMAs kept the next step's load behind them, one load per warp in flight.
+  bool whole = true;
+#pragma unroll
+  for (int v = 0; v < kGroups; ++v) whole = whole && full[v];
+  long long p = p_first + threadIdx.y;
+  if (whole)
+    for (; p + (UNROLL - 1) * TY < p_last; p += UNROLL * TY) {
+      float x[UNROLL], a[UNROLL][VPT];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) load_step(g, p + u * TY, out, x[u], a[u]);
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int v = 0; v < VPT; ++v) acc[v] = gl::mac(a[u][v], x[u], acc[v]);
+    }
+  // The rest of the slice, and an edge thread's every step, one step at a time.
+  for (; p < p_last; p += TY) {
     const float xp = __ldg(g.b + p * g.b_row);
     const float* col = g.a + p * g.a_col;
 #pragma unroll
