@@ -80,7 +80,7 @@ class GemvColumns final : public KernelFamily {
     return m;
   }
   std::vector<std::string> search_space() const override {
-    return product_space(*this, {{"block", {"32x4", "32x8", "32x16", "64x4", "64x8", "128x4"}},
+    return product_space(*this, {{"block", {"32x4", "32x8", "32x16", "64x4", "128x4", "8x128"}},
                                  {"vpt", {"1", "4", "8"}},
                                  {"unroll", {"1", "4"}},
                                  {"splits", {"0", "1"}}});
