@@ -96,6 +96,9 @@ TEST(Cli, SweepTuneReportRefuseInOneLine) {
   expect_usage_error("tune --kernel gemv-warp --size 64", "is a gemv family; the problem is a gemm");
   expect_usage_error("tune --kernel gemv-block --op gemv --size 64 --param nosuch=1", "no parameter 'nosuch'");
   expect_usage_error("tune --kernel gemv-warp --op gemv --size 64 --param accum=fp64", "no parameter 'accum'");
+  // Held values that break every point's constraints: the first point's reason.
+  expect_usage_error("tune --kernel gemv-columns --op gemv --size 64 --param vpt=16,block=32x16,accum=fp64",
+                     "KB of static shared memory, over 48 KB");
   // Without a GPU: the sweep (its worker finds none) and the report say so in one line, exit 3.
   auto r = run_cli("sweep " + file.string() + " --out " + (dir / "fresh").string(), kNoGpu);
   EXPECT_EQ(r.code, 3) << r.out;

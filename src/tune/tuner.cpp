@@ -99,7 +99,19 @@ TuneResult tune(const TuneOptions& options, std::ostream& log) {
       throw UsageError(db.problem() + "; move it away or name another with --db");
   auto space = f->search_space();
   if (space.empty()) throw UsageError(o.family + " has an empty search space");
-  for (auto& s : space) s = with_fixed(s, o.fixed);
+  // Held values can break a point's constraints (accum=fp64 doubles a block's partial sums in
+  // shared memory): such points leave the search, counted, instead of ending it.
+  std::vector<std::string> held_space;
+  for (auto& s : space)
+    if (auto p = with_fixed(s, o.fixed);
+        accepts(*f, p) && std::find(held_space.begin(), held_space.end(), p) == held_space.end())
+      held_space.push_back(p);
+  // None left: the first point's own message (an unknown parameter, a value out of range).
+  if (held_space.empty()) parse_params(*f, with_fixed(space.front(), o.fixed));
+  if (held_space.size() < space.size())
+    log << space.size() - held_space.size() << " of " << space.size() << " configurations break a constraint with "
+        << o.fixed << ": left out\n";
+  space = std::move(held_space);
   std::vector<ParamValues> values;
   for (auto& s : space) values.push_back(parse_params(*f, s));
 
