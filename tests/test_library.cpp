@@ -13,6 +13,7 @@
 #include "kernels/family.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"
+#include "tune/tuning.hpp"
 #include "blas/offload.hpp"
 
 using namespace gemmlab;
@@ -264,6 +265,24 @@ TEST(Dispatch, ShortKIsAStoreOfC) {
   EXPECT_NE(pick(g, shape(16384, 4, 16384, Layout::row_major, Trans::yes, Trans::yes), MathMode::strict_fp32).family,
             "outer");
   EXPECT_NE(pick(g, shape(4096, 4096, 256), MathMode::strict_fp32).family, "outer");
+}
+
+// tensor_fp32 takes a GEMV entry of the built-in table in FP64 (with_math) where its class has no
+// FP64 entry. An FP32 entry whose FP64 form breaks a constraint (gemv-columns 8x128 with 8 outputs a
+// thread: 64 KB of FP64 partial sums) must have an FP64 entry beside it, and is never converted.
+TEST(Dispatch, GemvTableEntriesServeTensorFp32) {
+  for (auto& e : builtin_table().entries()) {
+    auto* f = find_family(e.family);
+    ASSERT_TRUE(f) << e.family;
+    if (f->op() != Op::gemv || e.params.find("accum=fp64") != std::string::npos) continue;
+    if (accepts(*f, with_math(e.family, e.params, MathMode::tensor_fp32))) continue;
+    const bool fp64_beside =
+        std::any_of(builtin_table().entries().begin(), builtin_table().entries().end(), [&](auto& o) {
+          return o.family == e.family && o.shape_class == e.shape_class &&
+                 o.params.find("accum=fp64") != std::string::npos;
+        });
+    EXPECT_TRUE(fp64_beside) << e.family << " " << e.params << " (" << e.shape_class << ")";
+  }
 }
 
 // outer's arithmetic overlaps C's traffic (perf-log 93): where it measured faster than the tiled
