@@ -49,9 +49,9 @@ int main(int argc, char** argv) {
     // A GEMV entry serves tensor_fp32 too, in its arithmetic (with_math: FP64 accumulators).
     for (auto& e : builtin_table().entries()) {
       configs.emplace_back(e.family, e.params);
-      if (auto* f = find_family(e.family); f && f->op() == Op::gemv)
-        if (auto fp64 = with_math(e.family, e.params, MathMode::tensor_fp32); accepts(*f, fp64))
-          configs.emplace_back(e.family, fp64);
+      if (auto* f = find_family(e.family);
+          f && f->op() == Op::gemv && fits_math(e.family, e.params, MathMode::tensor_fp32))
+        configs.emplace_back(e.family, with_math(e.family, e.params, MathMode::tensor_fp32));
     }
     for (auto& c : dispatch_configurations(std::atoi(argv[ai] + 3))) configs.push_back(c);
     for (auto& [family, params] : configs) {

@@ -95,26 +95,32 @@ double read_share_of(const Candidate& c, const Problem& p) {
 // the first three: their best measurements at 4096 and 8192 in results/h100/sgemm-families.json
 // (45.7, 41.3 and 34.4 TFLOP/s of 64.3); 64x128 and 128x64 measured at 0.49-0.58 over the corpus's
 // 64-row products (perf-log 17); the narrow tiles' predicted (memory-bound where they are chosen).
+// C alone (K = 4-16 at 4096², 8192², 16384²; perf-log 95, results/h100/simt/shortk-lib-*): 128x256
+// 1.86-1.98 TB/s, 128x128 1.62-1.70, 64x64 1.70-2.08, 64x128 1.63-1.82, 128x64 1.57-1.72, 32x128
+// 1.80-2.14, 128x32 1.76-1.88, of the model's 3.0: their store shares. The narrow tiles' C stores
+// were not measured: the lowest share (kNarrowStoreShare), so that no unmeasured rate wins a
+// store-bound product.
+constexpr double kNarrowStoreShare = 0.56;
 const Candidate kSimt[] = {
-    {"warptiled", "tile=128x256x16,warp=64x64,vpt=8x16,stages=2", 255, 0.71, Candidate::simt},
-    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", 191, 0.66, Candidate::simt},
-    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", 147, 0.53, Candidate::simt},
-    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.55, Candidate::simt},
-    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.55, Candidate::simt},
-    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt},
-    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45, Candidate::simt},
+    {"warptiled", "tile=128x256x16,warp=64x64,vpt=8x16,stages=2", 255, 0.71, Candidate::simt, 0, 0.63},
+    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", 191, 0.66, Candidate::simt, 0, 0.56},
+    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", 147, 0.53, Candidate::simt, 0, 0.62},
+    {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.55, Candidate::simt, 0, 0.58},
+    {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.55, Candidate::simt, 0, 0.56},
+    {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt, 0, 0.67},
+    {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45, Candidate::simt, 0, 0.6},
     // Where reads bound it (8 and 16 rows): op(B) read at 2.1 TB/s in NN (rhs-8 and rhs-16 x 4096 x
     // 4096), at 1.6-1.7 K-contiguous (8x12288x4096, 8x16384x4096 NT; results/h100/simt/rows8cal-8bdb406).
     {.family = "warptiled", .params = "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", .regs = 80, .rate = 0.30,
-     .kind = Candidate::simt, .read_share = 0.7, .read_share_b_kcontig = 0.55},
-    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4", 80, 0.30, Candidate::simt},
+     .kind = Candidate::simt, .store_share = kNarrowStoreShare, .read_share = 0.7, .read_share_b_kcontig = 0.55},
+    {"warptiled", "tile=128x16x16,warp=64x16,vpt=8x4,stages=4", 80, 0.30, Candidate::simt, 0, kNarrowStoreShare},
     // Up to 8 rows: no padded rows, op(B) read at 2.2-2.5 TB/s in NN and NT (0.76 of 3.0) from split
     // 2-8 on (8x16384x4096 NT 115.5 us, 1.35x cuBLAS SGEMM where 16x128 ran 0.84x; 8x8192x32768 NT
     // 440.5, 1.38x; rhs-8x4096x4096 NN 29.3); a lone block (2 warps) at 0.15-0.16 of an SM's peak
     // (8x768x3072 and 8x1024x4096 split 1): a rate of 0.42. At 16 rows, two rows of tiles each read
     // op(B) and 16x128 ran 7-27 % faster (results/h100/simt/rows8cal-8bdb406; perf-log 70).
     {.family = "warptiled", .params = "tile=8x128x32,warp=8x64,vpt=4x4,stages=4", .regs = 255, .rate = 0.42,
-     .kind = Candidate::simt, .read_share = 0.76, .rows_max = 8},
+     .kind = Candidate::simt, .store_share = kNarrowStoreShare, .read_share = 0.76, .rows_max = 8},
 };
 // tensor_fp32 on the CUDA cores: the same tiles with FP64 accumulators (accum=fp64: exact products
 // summed in FP64, 0.07-0.41x cuBLAS SGEMM's error; perf-log 37), at half their FP32 rates (64x64:
@@ -787,6 +793,10 @@ std::string with_math(const std::string& family, const std::string& params, Math
   if (math != MathMode::tensor_fp32 || !v.count("accum")) return params;
   v["accum"] = {1};
   return f.fp64_accumulators(v) ? format_params(f, v) : params;
+}
+
+bool fits_math(const std::string& family, const std::string& params, MathMode math) {
+  return accepts(*find_family(family), with_math(family, params, math));
 }
 
 std::string default_params(const std::string& family, MathMode math) {

@@ -77,6 +77,9 @@ std::string unsplit_gemv(const std::string& family, const std::string& params);
 // it FP64 accumulators (accum=fp64), so the GEMV routes and the no-workspace fallback meet the mode's
 // contract as the dispatcher's choices do; other modes and families unchanged.
 std::string with_math(const std::string& family, const std::string& params, MathMode math);
+// Whether that form meets the family's constraints: FP64 sums may not fit where FP32 ones did
+// (gemv-columns' partial sums in shared memory), and such a configuration is not run in that mode.
+bool fits_math(const std::string& family, const std::string& params, MathMode math);
 
 // A family's defaults in a math mode's arithmetic: the library's configuration where nothing else decides.
 std::string default_params(const std::string& family, MathMode math);

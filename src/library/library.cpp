@@ -475,10 +475,9 @@ class Library {
     // (with_math): gemv-warp, FP32 sums alone, is another mode's choice.
     auto convertible = [&](const TuningEntry& e) {
       if (math != MathMode::tensor_fp32 || !usable(e)) return false;
-      // FP64 sums may not fit where FP32 ones did (gemv-columns' partial sums in shared memory).
       auto& f = *find_family(e.family);
-      const auto params = with_math(e.family, e.params, math);
-      return accepts(f, params) && f.fp64_accumulators(parse_params(f, params));
+      return fits_math(e.family, e.params, math) &&
+             f.fp64_accumulators(parse_params(f, with_math(e.family, e.params, math)));
     };
     auto lookup = [&](const TuningDb& db) {
       auto* e = db.best(dev.name, arch, "", p, exact, measured_in_mode);
