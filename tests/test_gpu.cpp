@@ -93,7 +93,14 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"outer", "accum=fp64"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64"},
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5,accum=fp64"},
                                 {"dmma", "tile=128x16x32,warp=32x16,splitk=3"},
-                                {"dmma", "tile=32x64x32,warp=16x16,splitk=2"}})
+                                {"dmma", "tile=32x64x32,warp=16x16,splitk=2"},
+                                // Persistent tiles (gl::cp_async_tile_loop): walks of several tiles, a
+                                // K tile part-empty, split slices past K's end.
+                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,persistent=yes"},
+                                {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=2,persistent=yes,splitk=3"},
+                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,persistent=yes,accum=fp64tile"},
+                                {"dmma", "tile=32x64x32,warp=16x16,persistent=yes"},
+                                {"dmma", "tile=64x64x16,warp=32x32,persistent=yes,splitk=5"}})
     c.emplace_back(find_family(family), parse_params(*find_family(family), params));
   return c;
 }

@@ -307,9 +307,16 @@ TEST(Dispatch, OuterWhereShortKMeasuredFaster) {
     auto s = pick(g, p, MathMode::strict_fp32);
     EXPECT_EQ(s.family, "outer") << describe(p) << ": " << s.why;
   }
-  // 16384² x 16: warptiled 32x128 stores C at 2.14 TB/s, 128x256 at 1.98 (501.4 against 541.2 us).
-  auto wide = pick(g, shape(16384, 16384, 16), MathMode::strict_fp32);
-  EXPECT_EQ(wide.family + " " + tile_of(wide), "warptiled 32x128x16") << wide.why;
+  // Beta 0, K = 8 and 16: warptiled's persistent 64x64 tiles store C at 2.3-2.6 TB/s (perf-log 96):
+  // 16384² x 16 406.2 us against the tiled 32x128's 500.9, 8192² x 8 117.3 against outer's 123.8,
+  // 8192² x 16 108.6 against 132.5. Measured at short K only: not at K = 32 (176.0 against
+  // hopper-simt's 168.7).
+  for (auto p : {shape(16384, 16384, 16), shape(8192, 8192, 8), shape(8192, 8192, 16)}) {
+    auto s = pick(g, p, MathMode::strict_fp32);
+    EXPECT_EQ(s.family + " " + tile_of(s), "warptiled 64x64x16") << describe(p) << ": " << s.why;
+    EXPECT_NE(s.params.find("persistent=yes"), std::string::npos) << describe(p) << ": " << s.why;
+  }
+  EXPECT_EQ(pick(g, shape(8192, 8192, 32), MathMode::strict_fp32).params.find("persistent=yes"), std::string::npos);
   // Slower there: tensor_fp32 8192² x 8 (169.0 against dmma's 140.7) and x 16 (277.9 against 138.6).
   for (auto p : {shape(8192, 8192, 8), shape(8192, 8192, 16)}) {
     auto d = pick(g, p, MathMode::tensor_fp32);

@@ -422,6 +422,42 @@ TEST(SplitTail, CoversEveryTileOnceAndSplitsOnlyTheLastWave) {
   EXPECT_EQ(tail::schedule(264, 132, 4, 10).units(), 264);
 }
 
+// The persistent cp.async tiles' walk (gl::cp_async_tile_loop): each block's steps from blockIdx.x by
+// gridDim.x give banded_tile's tiles, and the blocks together take every tile once, for random grids
+// and products whose last band is short of rows.
+template <int GROUP>
+void expect_walks_cover_the_bands(std::mt19937& rng) {
+  for (int trial = 0; trial < 40; ++trial) {
+    const unsigned tiles_m = 1 + rng() % 70, tiles_n = 1 + rng() % 70, blocks = 1 + rng() % 400;
+    const long long tiles = (long long)tiles_m * tiles_n;
+    std::vector<int> taken(size_t(tiles), 0);
+    for (unsigned b = 0; b < blocks && b < tiles; ++b) {
+      tail::BandedWalk<GROUP> walk(tiles_m, tiles_n, b, blocks);
+      for (long long t = b; t < tiles; t += blocks, walk.next()) {
+        long long tm, tn, want_m, want_n;
+        walk.origin(tm, tn);
+        tail::banded_tile(t, tiles_m, tiles_n, GROUP, want_m, want_n);
+        ASSERT_EQ(tm, want_m) << tiles_m << "x" << tiles_n << " tiles, group " << GROUP << ", block " << b << ", tile "
+                              << t;
+        ASSERT_EQ(tn, want_n) << tiles_m << "x" << tiles_n << " tiles, group " << GROUP << ", block " << b << ", tile "
+                              << t;
+        ASSERT_LT(tm, tiles_m);
+        ASSERT_LT(tn, tiles_n);
+        ++taken[size_t(tm * tiles_n + tn)];
+      }
+    }
+    for (long long t = 0; t < tiles; ++t)
+      ASSERT_EQ(taken[size_t(t)], 1) << "tile " << t << " of " << tiles_m << "x" << tiles_n;
+  }
+}
+TEST(SplitTail, PersistentWalksTakeEveryTileOnceInBandedOrder) {
+  std::mt19937 rng(96);
+  expect_walks_cover_the_bands<1>(rng);
+  expect_walks_cover_the_bands<3>(rng);
+  expect_walks_cover_the_bands<8>(rng);
+  expect_walks_cover_the_bands<64>(rng);
+}
+
 // Split-K's partial sums (warptiled, reduce kernel): rows padded to four floats, so each group of
 // four columns is one 16-byte store whatever N is; two planes with FP64 accumulators; a GEMV's
 // partial sums stay one column.

@@ -17,6 +17,29 @@ inline std::string grid_limit(const Problem& p, int bm) {
   return {};
 }
 
+// `persistent` of the cp.async families (gl::cp_async_tile_loop in the kernel, defined as PERSISTENT).
+inline ParamSpec persistent_param() {
+  return {"persistent",
+          {0},
+          0,
+          1,
+          "a block per tile, or the blocks resident at once walking the tiles with the next tiles' operands in "
+          "flight while a tile's C is stored (short K)",
+          {"no", "yes"}};
+}
+inline bool persistent(const ParamValues& v) { return v.at("persistent")[0] == 1; }
+// Persistent: every tile along x (the launcher caps gridDim.x at the blocks resident at once).
+inline LaunchGeometry grid(const Problem& p, int bm, int bn, dim3 block, size_t smem, bool persistent) {
+  if (!persistent) return grid(p, bm, bn, block, smem);
+  return {dim3(unsigned(((p.n + bn - 1) / bn) * ((p.m + bm - 1) / bm))), block, smem};
+}
+inline std::string grid_limit(const Problem& p, int bm, int bn, bool persistent) {
+  if (!persistent) return grid_limit(p, bm);
+  if (((p.n + bn - 1) / bn) * ((p.m + bm - 1) / bm) > 0x7fffffff)
+    return "the tiles exceed the 2^31 - 1 limit of gridDim.x";
+  return {};
+}
+
 inline std::string define(const char* name, int v) { return std::string("-D") + name + "=" + std::to_string(v); }
 
 // The accumulators' parameter of the SIMT families that offer FP64 (accumulate.cuh), defined as ACCUM.

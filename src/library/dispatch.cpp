@@ -77,6 +77,8 @@ struct Candidate {
   double unaligned_copy_us = 0;
   // A tile this many times the product's rows (or columns) or more: kPaddedTileUs added.
   double padded_from = 4;
+  // Only where K is at most this, if set: a configuration measured at short K alone.
+  long long k_max = 0;
 };
 
 constexpr long long kFewRows = 32;
@@ -121,6 +123,13 @@ const Candidate kSimt[] = {
     // op(B) and 16x128 ran 7-27 % faster (results/h100/simt/rows8cal-8bdb406; perf-log 70).
     {.family = "warptiled", .params = "tile=8x128x32,warp=8x64,vpt=4x4,stages=4", .regs = 255, .rate = 0.42,
      .kind = Candidate::simt, .store_share = kNarrowStoreShare, .read_share = 0.76, .rows_max = 8},
+    // Short K: 64x64 blocks walking the tiles (persistent), the next tiles' operands in flight while
+    // one's C is stored: C at 2.64 TB/s at 16384² x 16 (406 us, 1.15x cuBLAS SGEMM), 2.47 at 8192² x
+    // 16, 2.29 at 8192² x 8 (a K tile of 16 read part-empty), where the tiled 64x64 stored at 1.7-2.1
+    // (results/h100/simt/persistent-*, perf-log 96). At K = 32 it ran 176 us at 8192², a tenth over its
+    // compute-bound model, and at 4096² x 128 below the unpersistent tiles: measured short K only.
+    {.family = "warptiled", .params = "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,persistent=yes", .regs = 162,
+     .rate = 0.53, .kind = Candidate::simt, .store_share = 0.82, .k_max = 16},
 };
 // tensor_fp32 on the CUDA cores: the same tiles with FP64 accumulators (accum=fp64: exact products
 // summed in FP64, 0.07-0.41x cuBLAS SGEMM's error; perf-log 37), at half their FP32 rates (64x64:
@@ -680,14 +689,18 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
     for (auto& c : *list) {
       // The problem as this configuration computes it (transposed for transpose=yes).
       const Problem q = family_problem(*c.f, c.v, p);
-      if (!c.f->unsupported(c.v, q).empty() || (c.c->rows_max && q.m > c.c->rows_max)) continue;
+      if (!c.f->unsupported(c.v, q).empty() || (c.c->rows_max && q.m > c.c->rows_max) ||
+          (c.c->k_max && q.k > c.c->k_max))
+        continue;
       Estimate e;
       if (c.c->kind == Candidate::store_bound) {
         e = outer_time(gpu, q, *c.c, c.f->geometry(c.v, q));
       } else if (c.c->kind == Candidate::emulated) {
         e = ozaki_time(gpu, q, c.v);
         if (e.workspace > pack_cap) continue;
-      } else if (c.f->persistent(c.v)) {
+      } else if (c.f->persistent(c.v) && (c.f->packing(c.v).planes > 0 || c.f->tma_operands(c.v).used())) {
+        // The TMA-fed families' persistent schedule with its split tail (a cp.async family's
+        // persistent tiles are priced as its tiles, below).
         // The split tail, where the family offers it: up to 64 ways (a huge K with one tile).
         const bool packed = c.f->packing(c.v).planes > 0;
         const int most = c.v.count("splitk") ? 64 : 1;

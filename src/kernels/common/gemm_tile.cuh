@@ -9,6 +9,7 @@
 #include "accumulate.cuh"
 #include "gemm_args.h"
 #include "grid_dependency.cuh"
+#include "split_tail.cuh"
 
 #ifndef A_K_CONTIG
 #define A_K_CONTIG 1
@@ -643,6 +644,74 @@ __device__ inline void store_result(const GemmArgs& g, const Tile& t, long long 
   const bool split = gridDim.z > 1, vec = split || C_VEC;
   t.store(splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec, 0, split);
   if (planes == 2 && split) t.store(splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1, split);
+}
+
+// ---- the persistent tile loop ----
+//
+// A block that loads, sums and stores one tile, then exits, stores C only at its end: at short K
+// that store is nearly the whole call, and the SM's few resident blocks leave it bursty (the dmma
+// and warptiled tiles stored C at 1.6-2.1 TB/s at K = 16, perf-log 95). Here each block walks the
+// tiles blockIdx.x, + gridDim.x, ... (tail::banded_tile's order) and the cp.async ring runs over the whole
+// sequence of (tile, K tile) steps, so the next tiles' operands are in flight while a tile's sums
+// are stored.
+
+// The loop: `store(m0, n0)` writes the tile at (m0, n0) from `t`, which is zeroed after it. Split-K:
+// gridDim.z slices, each the same walk over its run of K tiles (split_run).
+template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, int GROUP_ROWS, class TileA, class TileB, class Tile,
+          class Store>
+__device__ inline void cp_async_tile_loop(const GemmArgs& g, float* smem, Tile& t, int row0, int col0, Store store) {
+  static_assert(NSTAGES >= 2, "a pipeline needs two stages at least");
+  const Operand A = operand_a(g), B = operand_b(g);
+  constexpr int kStage = TileA::kFloats + TileB::kFloats;
+  int first, count;
+  split_run(g, TILE_K, first, count);
+  const int per = max(count, 1);  // a slice past K's end still writes its (zero) partial sums
+  const long long tiles_m = (g.m + TILE_M - 1) / TILE_M, tiles_n = (g.n + TILE_N - 1) / TILE_N;
+  const long long tiles = tiles_m * tiles_n;
+  const long long steps = blockIdx.x < tiles ? ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * per : 0;
+  // The producer's and the consumer's positions: ring slot, tile, K tile in it.
+  struct Cursor {
+    tail::BandedWalk<GROUP_ROWS> walk;
+    int slot = 0, k = 0;
+    __device__ bool next(int per) {  // true where a tile ends
+      slot = slot + 1 == NSTAGES ? 0 : slot + 1;
+      if (++k < per) return false;
+      k = 0, walk.next();
+      return true;
+    }
+  };
+  Cursor fill{{unsigned(tiles_m), unsigned(tiles_n), blockIdx.x, gridDim.x}}, use = fill;
+  long long issued = 0;
+  auto issue = [&]() {
+    if (issued < steps && count > 0 && (!ABLATE_NO_LOAD || issued < NSTAGES - 1)) {
+      long long tm, tn;
+      fill.walk.origin(tm, tn);
+      float* s = smem + fill.slot * kStage;
+      TileCopier<TILE_M, TILE_K, NT, A_K_CONTIG, A_VEC, TileA>(A, tm * TILE_M).issue(s, first + fill.k);
+      TileCopier<TILE_N, TILE_K, NT, !B_N_CONTIG, B_VEC, TileB>(B, tn * TILE_N)
+          .issue(s + TileA::kFloats, first + fill.k);
+    }
+    cp_async_commit();  // empty groups keep the count uniform for wait_group
+    fill.next(per);
+    ++issued;
+  };
+#pragma unroll
+  for (int s = 0; s < NSTAGES - 1; ++s) issue();
+  for (long long step = 0; step < steps; ++step) {
+    cp_async_wait<NSTAGES - 2>();
+    __syncthreads();  // this step's tile is visible; the slot refilled next (the last step's) is free
+    issue();
+    if (count > 0) {
+      const float* s = smem + use.slot * kStage;
+      t.template mma<TILE_K, TileA, TileB>(s, s + TileA::kFloats, row0, col0);
+    }
+    long long tm, tn;
+    use.walk.origin(tm, tn);
+    if (use.next(per)) {
+      store(tm * TILE_M, tn * TILE_N);
+      t.zero();
+    }
+  }
 }
 
 }  // namespace gl

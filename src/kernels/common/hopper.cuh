@@ -110,16 +110,6 @@ __device__ inline void tma_load_2d(void* dst, const void* map, int x, int y, uns
       : "memory");
 }
 
-// The tile a persistent block takes at step `t` of its sequence: bands of `group` tile rows, column
-// by column, so that the blocks running together share operand tiles in L2.
-__device__ inline void banded_tile(long long t, long long tiles_m, long long tiles_n, int group, long long& tm,
-                                   long long& tn) {
-  const long long band = (long long)group * tiles_n, first = t / band * group;
-  const long long rows = min((long long)group, tiles_m - first), in = t % band;
-  tm = first + in % rows;
-  tn = in / rows;
-}
-
 // The same load written to the same offset in the shared memory of every block of the cluster in
 // `mask`, each of whose mbarriers at `bar`'s offset receives the bytes.
 __device__ inline void tma_load_3d_multicast(void* dst, const void* map, int x, int y, int z, unsigned long long* bar,

@@ -1,4 +1,5 @@
-// The persistent tile schedule of the Hopper families, with a split tail: the tiles that fill
+// The order persistent blocks walk the tiles in (banded_tile, BandedWalk), and the persistent tile
+// schedule of the Hopper families, with a split tail: the tiles that fill
 // whole waves of the grid are computed whole, one block each; the tiles of the last, partial wave
 // (every tile when there are fewer tiles than blocks) have their K split `splits` ways, so that
 // the last wave keeps every SM busy for 1/splits of a tile's time instead of leaving most idle.
@@ -43,6 +44,47 @@ TAIL_HD inline Schedule schedule(long long tiles, long long blocks, int splits, 
   const long long tail = splits > 1 ? tiles % blocks : 0;
   return {tiles, tiles - tail, tail ? splits : 1, ktiles};
 }
+
+// The tile a persistent block takes at step `t` of its sequence: bands of `group` tile rows, column
+// by column, so that the blocks running together share operand tiles in L2.
+TAIL_HD inline void banded_tile(long long t, long long tiles_m, long long tiles_n, int group, long long& tm,
+                                long long& tn) {
+  const long long band = (long long)group * tiles_n, first = t / band * group;
+  const long long rows = group < tiles_m - first ? group : tiles_m - first, in = t % band;
+  tm = first + in % rows;
+  tn = in / rows;
+}
+
+// A walk over banded_tile's order from tile `start`, `stride` tiles a step. A step costs an add and a
+// compare: a division only where it crosses a band (two 64-bit ones per step cost more than a
+// short-K dmma tile's arithmetic), and full bands divide by the constant GROUP_ROWS.
+template <int GROUP_ROWS>
+struct BandedWalk {
+  // 32 bits: the tiles are fewer than 2^31 (tiled::grid_limit) and a stride is one grid.
+  unsigned tiles_m, tiles_n, stride, first = 0, in;  // the band's first tile row; the position in it
+  unsigned rows;                                     // tile rows of this band
+
+  TAIL_HD BandedWalk(unsigned tiles_m_, unsigned tiles_n_, unsigned start, unsigned stride_)
+      : tiles_m(tiles_m_), tiles_n(tiles_n_), stride(stride_), in(start) {
+    rows = tiles_m < GROUP_ROWS ? tiles_m : GROUP_ROWS;
+    settle();
+  }
+  TAIL_HD void settle() {
+    const unsigned long long band = (unsigned long long)GROUP_ROWS * tiles_n;
+    if (in < band || rows < GROUP_ROWS) return;  // the last band is the only one short of rows
+    const unsigned past = unsigned(in / band), left = (tiles_m - first) / GROUP_ROWS;
+    const unsigned bands = past < left ? past : left;
+    first += bands * GROUP_ROWS, in -= unsigned(bands * band);
+    rows = tiles_m - first < GROUP_ROWS ? tiles_m - first : GROUP_ROWS;
+  }
+  TAIL_HD void next() { in += stride, settle(); }
+  TAIL_HD void origin(long long& tm, long long& tn) const {
+    if (rows == GROUP_ROWS)
+      tm = first + in % GROUP_ROWS, tn = in / GROUP_ROWS;
+    else
+      tm = first + in % rows, tn = in / rows;
+  }
+};
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 // After this block's threads (the first `threads` of it, all calling) wrote a split's partial sums:

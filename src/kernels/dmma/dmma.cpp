@@ -23,7 +23,8 @@ class Dmma final : public KernelFamily {
             {"mma", {1}, 0, 2, "the FP64 mma's shape: its k of 4, 8 or 16", {"m16n8k4", "m16n8k8", "m16n8k16"}},
             {"stages", {3}, 2, 8, "shared-memory stages of the cp.async pipeline"},
             {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
-            {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed in FP64"}};
+            {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed in FP64"},
+            tiled::persistent_param()};
   }
   const char* source() const override { return embedded::dmma_source; }
   std::string entry() const override { return "gemm_dmma"; }
@@ -41,15 +42,17 @@ class Dmma final : public KernelFamily {
     auto &t = v.at("tile"), &w = v.at("warp");
     return {tiled::define("BM", t[0]), tiled::define("BN", t[1]), tiled::define("BK", t[2]),
             tiled::define("WM", w[0]), tiled::define("WN", w[1]), tiled::define("MMA_K", mma_k(v)),
-            tiled::define("STAGES", v.at("stages")[0]), tiled::define("GROUP", v.at("group")[0])};
+            tiled::define("STAGES", v.at("stages")[0]), tiled::define("GROUP", v.at("group")[0]),
+            tiled::define("PERSISTENT", v.at("persistent")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
-    return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
+    return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v), tiled::persistent(v));
   }
+  bool persistent(const ParamValues& v) const override { return tiled::persistent(v); }
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
-    return tiled::grid_limit(p, v.at("tile")[0]);
+    return tiled::grid_limit(p, v.at("tile")[0], v.at("tile")[1], tiled::persistent(v));
   }
   std::vector<Ablation> ablations(const ParamValues&) const override { return {Ablation::no_store, Ablation::no_load}; }
   // Per block and K tile: the cp.async copies of both tiles; per warp and mma step, MT·k/2 + NTL·k/4

@@ -85,7 +85,7 @@ struct Owned {
 __device__ inline void tile_origin(const tail::Unit& w, long long tiles_m, long long tiles_n, long long& m0,
                                    long long& n0) {
   long long tm, tn;
-  hopper::banded_tile(w.tile, tiles_m, tiles_n, GROUP, tm, tn);
+  tail::banded_tile(w.tile, tiles_m, tiles_n, GROUP, tm, tn);
   m0 = tm * BM, n0 = tn * BN;
 }
 

@@ -228,7 +228,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   const long long units = units_m * units_n, first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;
   auto coords = [&](long long u, long long& tm, long long& tn) {
     long long um, un;
-    banded_tile(u, units_m, units_n, GROUP, um, un);
+    tail::banded_tile(u, units_m, units_n, GROUP, um, un);
     tm = um * CLUSTER_M + rm;
     tn = un * CLUSTER_N + rn;
   };

@@ -28,7 +28,8 @@ class Warptiled final : public KernelFamily {
             {"fragments", {0}, 0, 1, "register fragments of the k steps", {"single", "double"}},
             {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed (small M·N, huge K)"},
             {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"},
-            tiled::accum_param(/*tile_sums=*/true)};
+            tiled::accum_param(/*tile_sums=*/true),
+            tiled::persistent_param()};
   }
   const char* source() const override { return embedded::warptiled_source; }
   std::string entry() const override { return "gemm_warptiled"; }
@@ -48,6 +49,9 @@ class Warptiled final : public KernelFamily {
                     " per thread, under the ~" + s(need) + " the " + s(r[0]) + "x" + s(r[1]) + " tile needs" + (accum ? " with FP64 accumulators" : ""));
     if (accum == 2 && v.at("fragments")[0] == 1)
       out.push_back("accum=fp64tile sums each K tile in one step (fragments=single): double fragments run k steps across tiles");
+    if (tiled::persistent(v) && v.at("fragments")[0] == 1)
+      out.push_back(
+          "persistent=yes runs each K tile in one step (fragments=single): double fragments run k steps across tiles");
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -57,16 +61,16 @@ class Warptiled final : public KernelFamily {
             tiled::define("TN", r[1]), tiled::define("STAGES", v.at("stages")[0]),
             tiled::define("CONFLICT", v.at("conflict")[0]), tiled::define("GROUP", v.at("group")[0]),
             tiled::define("MINBLOCKS", v.at("minblocks")[0]), tiled::define("FRAGS", v.at("fragments")[0] + 1),
-            tiled::define("ACCUM", v.at("accum")[0])};
+            tiled::define("ACCUM", v.at("accum")[0]), tiled::define("PERSISTENT", v.at("persistent")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
-    auto g = tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v));
-    return g;
+    return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v), tiled::persistent(v));
   }
+  bool persistent(const ParamValues& v) const override { return tiled::persistent(v); }
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
-    return tiled::grid_limit(p, v.at("tile")[0]);
+    return tiled::grid_limit(p, v.at("tile")[0], v.at("tile")[1], tiled::persistent(v));
   }
   // Split-K's slices write raw partial products (splits x M x N floats); the reduce kernel is not
   // counted.

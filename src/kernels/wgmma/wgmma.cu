@@ -292,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   const int rank = CLUSTER > 1 ? int(cluster_rank()) : 0;
   auto coords = [&](long long u, long long& tm, long long& tn) {
     long long um;
-    hopper::banded_tile(u, units_m, tiles_n, GROUP, um, tn);
+    tail::banded_tile(u, units_m, tiles_n, GROUP, um, tn);
     tm = um * CLUSTER + rank;
   };
 
