@@ -714,4 +714,25 @@ __device__ inline void cp_async_tile_loop(const GemmArgs& g, float* smem, Tile& 
   }
 }
 
+// A cp.async family's block: one tile (grouped order, split_run's K tiles) or, persistent (WALK),
+// its walk over the tiles; each tile's sums stored from accumulators of type Acc.
+template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, int GROUP_ROWS, bool DOUBLE_FRAG, bool WALK,
+          class Acc, class TileA, class TileB, class Tile>
+__device__ inline void cp_async_gemm(const GemmArgs& g, float* smem, Tile& t, int row0, int col0) {
+  static_assert(!(WALK && DOUBLE_FRAG), "the walk runs each K tile in one step (single fragments)");
+  if constexpr (WALK) {
+    cp_async_tile_loop<TILE_M, TILE_N, TILE_K, NT, NSTAGES, GROUP_ROWS, TileA, TileB>(
+        g, smem, t, row0, col0, [&](long long m0, long long n0) { store_result<Acc>(g, t, m0, n0, row0, col0); });
+  } else {
+    int bm, bn;
+    grouped_tile<GROUP_ROWS>(bm, bn);
+    const long long m0 = (long long)bm * TILE_M, n0 = (long long)bn * TILE_N;
+    int first, count;
+    split_run(g, TILE_K, first, count);
+    cp_async_mainloop<TILE_M, TILE_N, TILE_K, NT, NSTAGES, DOUBLE_FRAG, TileA, TileB>(g, smem, m0, n0, t, row0, col0,
+                                                                                    first, count);
+    store_result<Acc>(g, t, m0, n0, row0, col0);
+  }
+}
+
 }  // namespace gl

@@ -27,20 +27,8 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   const int col0 = (warp % WARPS_N) * WN + (lane % LANES_N) * 4;
   gl::ThreadTile<TM, TN, LANES_M * 4, LANES_N * 4, Accumulator, ACCUM == 2> t;
   t.zero();
-  if constexpr (PERSISTENT) {
-    gl::cp_async_tile_loop<BM, BN, BK, NT, STAGES, GROUP, TileA, TileB>(
-        g, smem, t, row0, col0,
-        [&](long long m0, long long n0) { gl::store_result<Accumulator>(g, t, m0, n0, row0, col0); });
-    return;
-  }
-  int bm, bn;
-  gl::grouped_tile<GROUP>(bm, bn);
-  const long long m0 = (long long)bm * BM, n0 = (long long)bn * BN;
-  int first, count;
-  gl::split_run(g, BK, first, count);
-  gl::cp_async_mainloop<BM, BN, BK, NT, STAGES, FRAGS == 2, TileA, TileB>(g, smem, m0, n0, t, row0, col0, first,
-                                                                        count);
-  gl::store_result<Accumulator>(g, t, m0, n0, row0, col0);
+  gl::cp_async_gemm<BM, BN, BK, NT, STAGES, GROUP, FRAGS == 2, PERSISTENT, Accumulator, TileA, TileB>(g, smem, t, row0,
+                                                                                                   col0);
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
