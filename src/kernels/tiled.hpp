@@ -19,10 +19,7 @@ inline std::string grid_limit(const Problem& p, int bm) {
 
 // `persistent` of the cp.async families (gl::cp_async_tile_loop in the kernel, defined as PERSISTENT).
 inline ParamSpec persistent_param() {
-  return {"persistent",
-          {0},
-          0,
-          1,
+  return {"persistent", {0}, 0, 1,
           "a block per tile, or the blocks resident at once walking the tiles with the next tiles' operands in "
           "flight while a tile's C is stored (short K)",
           {"no", "yes"}};

@@ -126,8 +126,8 @@ const Candidate kSimt[] = {
     // Short K: 64x64 blocks walking the tiles (persistent), the next tiles' operands in flight while
     // one's C is stored: C at 2.64 TB/s at 16384² x 16 (406 us, 1.15x cuBLAS SGEMM), 2.47 at 8192² x
     // 16, 2.29 at 8192² x 8 (a K tile of 16 read part-empty), where the tiled 64x64 stored at 1.7-2.1
-    // (results/h100/simt/persistent-*, perf-log 96). At K = 32 it ran 176 us at 8192², a tenth over its
-    // compute-bound model, and at 4096² x 128 below the unpersistent tiles: measured short K only.
+    // (results/h100/simt/persistent-*, perf-log 96). At K = 32 it ran 176 us at 8192², 40 % over its
+    // compute-bound model's 126, and 154 at 4096² x 128 where the tiled 128x128 ran 131: short K only.
     {.family = "warptiled", .params = "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,persistent=yes", .regs = 162,
      .rate = 0.53, .kind = Candidate::simt, .store_share = 0.82, .k_max = 16},
 };
