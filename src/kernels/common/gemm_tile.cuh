@@ -513,6 +513,39 @@ struct ThreadTile {
         store_c4(g, m0 + row0 + (i / 4) * ROW_STEP + i % 4, n0 + col0 + j * COL_STEP, v, vec, padded);
       }
   }
+
+  // C without 16-byte stores (rows not 16-byte aligned), the lanes laid out as warptiled lays them
+  // (lane / kLanesN along M, lane % kLanesN along N, 4 x 4 sub-tiles ROW_STEP and COL_STEP apart):
+  // a float at a time, one store of the warp writes 8 rows x 4 lanes' floats 16 bytes apart, 16
+  // sectors for 128 bytes, and the store queue sets the time (1000x777x13: 12.4 us, 6.6 with ldc
+  // = 780; perf-log 97). Instead, for each of its FM rows a lane puts its FN values in `stage` (the
+  // warp's kLanesM rows x kWarpN columns, kStageFloats), then the warp stores those rows with its
+  // lanes on consecutive columns: one run of 32 floats per store.
+  static constexpr int kLanesM = ROW_STEP / 4, kLanesN = COL_STEP / 4, kWarpN = FN / 4 * COL_STEP;
+  static constexpr int kStagePitch = kWarpN + 4, kStageFloats = kLanesM * kStagePitch;
+  __device__ void store_staged(const GemmArgs& g, long long m0, long long n0, int row0, int col0, float* stage) const {
+    static_assert(kLanesM * kLanesN == 32, "store_staged needs a warp's 32 lanes over its patch");
+    const int lane = threadIdx.x % 32;
+    const int warp_row = row0 - (lane / kLanesN) * 4, warp_col = col0 - (lane % kLanesN) * 4;
+    float* mine = stage + (lane / kLanesN) * kStagePitch + (lane % kLanesN) * 4;
+#pragma unroll
+    for (int i = 0; i < FM; ++i) {
+#pragma unroll
+      for (int j = 0; j < FN / 4; ++j)
+        *reinterpret_cast<float4*>(mine + j * COL_STEP) =
+            make_float4(partial_plane(acc[i][4 * j], 0), partial_plane(acc[i][4 * j + 1], 0),
+                        partial_plane(acc[i][4 * j + 2], 0), partial_plane(acc[i][4 * j + 3], 0));
+      __syncwarp();
+      // Staged row r is the block tile's row first + 4r.
+      const long long first = m0 + warp_row + (i / 4) * ROW_STEP + i % 4;
+#pragma unroll 1
+      for (int e = lane; e < kLanesM * kWarpN; e += 32) {
+        const int r = e / kWarpN, c = e % kWarpN;
+        store_c(g, first + 4 * r, n0 + warp_col + c, stage[r * kStagePitch + c]);
+      }
+      __syncwarp();  // read before the next row overwrites it
+    }
+  }
 };
 
 // ---- the multi-stage cp.async main loop ----
@@ -638,10 +671,15 @@ __device__ inline void split_run(const GemmArgs& g, int tile_k, int& first, int&
 
 // A block tile's result from its accumulators (type Acc): C, in the Tile's vector stores where C
 // allows, or with split-K the split's partial sums, every plane, in the workspace's padded rows.
-template <class Acc, class Tile>
-__device__ inline void store_result(const GemmArgs& g, const Tile& t, long long m0, long long n0, int row0, int col0) {
+// STAGE_C: C without 16-byte stores goes through the warp's `stage` (ThreadTile::store_staged).
+template <class Acc, bool STAGE_C = false, class Tile>
+__device__ inline void store_result(const GemmArgs& g, const Tile& t, long long m0, long long n0, int row0, int col0,
+                                    float* stage = nullptr) {
   constexpr int planes = kPartialPlanes<Acc>;
   const bool split = gridDim.z > 1, vec = split || C_VEC;
+  if constexpr (STAGE_C) {
+    if (!vec) return t.store_staged(g, m0, n0, row0, col0, stage);
+  }
   t.store(splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec, 0, split);
   if (planes == 2 && split) t.store(splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1, split);
 }
@@ -715,14 +753,26 @@ __device__ inline void cp_async_tile_loop(const GemmArgs& g, float* smem, Tile& 
 }
 
 // A cp.async family's block: one tile (grouped order, split_run's K tiles) or, persistent (WALK),
-// its walk over the tiles; each tile's sums stored from accumulators of type Acc.
+// its walk over the tiles; each tile's sums stored from accumulators of type Acc. STAGE_C: C without
+// 16-byte stores goes out through shared memory, each warp's Tile::kStageFloats: the operand ring's
+// once the last K tile is summed, or (WALK: the ring holds the next tiles) the same beyond it
+// (warptiled's smem() on the host).
 template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, int GROUP_ROWS, bool DOUBLE_FRAG, bool WALK,
-          class Acc, class TileA, class TileB, class Tile>
+          bool STAGE_C, class Acc, class TileA, class TileB, class Tile>
 __device__ inline void cp_async_gemm(const GemmArgs& g, float* smem, Tile& t, int row0, int col0) {
   static_assert(!(WALK && DOUBLE_FRAG), "the walk runs each K tile in one step (single fragments)");
+  constexpr int kRing = NSTAGES * (TileA::kFloats + TileB::kFloats);
+  auto stage = [&]() -> float* {
+    if constexpr (!STAGE_C) return nullptr;
+    else {
+      static_assert(WALK || NT / 32 * Tile::kStageFloats <= kRing, "the staged C tile must fit the operand ring");
+      return smem + (WALK ? kRing : 0) + threadIdx.x / 32 * Tile::kStageFloats;
+    }
+  };
   if constexpr (WALK) {
     cp_async_tile_loop<TILE_M, TILE_N, TILE_K, NT, NSTAGES, GROUP_ROWS, TileA, TileB>(
-        g, smem, t, row0, col0, [&](long long m0, long long n0) { store_result<Acc>(g, t, m0, n0, row0, col0); });
+        g, smem, t, row0, col0,
+        [&](long long m0, long long n0) { store_result<Acc, STAGE_C>(g, t, m0, n0, row0, col0, stage()); });
   } else {
     int bm, bn;
     grouped_tile<GROUP_ROWS>(bm, bn);
@@ -731,7 +781,8 @@ __device__ inline void cp_async_gemm(const GemmArgs& g, float* smem, Tile& t, in
     split_run(g, TILE_K, first, count);
     cp_async_mainloop<TILE_M, TILE_N, TILE_K, NT, NSTAGES, DOUBLE_FRAG, TileA, TileB>(g, smem, m0, n0, t, row0, col0,
                                                                                     first, count);
-    store_result<Acc>(g, t, m0, n0, row0, col0);
+    if constexpr (STAGE_C) __syncthreads();  // every warp is done reading the ring
+    store_result<Acc, STAGE_C>(g, t, m0, n0, row0, col0, stage());
   }
 }
 

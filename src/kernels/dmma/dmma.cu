@@ -116,7 +116,8 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_dmma(GemmArgs g) {
   const int row0 = (warp / WARPS_N) * WM, col0 = (warp % WARPS_N) * WN;
   dmma::WarpTile t;
   t.zero();
-  gl::cp_async_gemm<BM, BN, BK, NT, STAGES, GROUP, false, PERSISTENT, double, TileA, TileB>(g, smem, t, row0, col0);
+  gl::cp_async_gemm<BM, BN, BK, NT, STAGES, GROUP, false, PERSISTENT, false, double, TileA, TileB>(
+      g, smem, t, row0, col0);
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {

@@ -39,6 +39,7 @@ class Warptiled final : public KernelFamily {
     std::vector<std::string> out;
     if (!tiled::warp_tile_fits(out, v)) return out;
     tiled::kstage_violations(out, v, threads(v), v.at("stages")[0]);
+    if (auto e = shared_memory_violation(smem(v)); out.empty() && !e.empty()) out.push_back(e);
     int cap = 65536 / (threads(v) * v.at("minblocks")[0]);
     // The accumulators (two registers each in FP64, one more for fp64tile's FP32 tile sum) and a
     // minimum of addressing.
@@ -101,7 +102,14 @@ class Warptiled final : public KernelFamily {
   static int threads(const ParamValues& v) {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]) * 32;
   }
-  static long long smem(const ParamValues& v) { return tiled::kstage_smem(v, v.at("stages")[0]); }
+  // Persistent blocks stage an unaligned C beyond the operand ring (which holds the next tiles'
+  // operands): each warp's rows of its sub-tiles, WM/TM rows of WN + 4 floats (ThreadTile::
+  // store_staged). The tiled kernel reuses the ring.
+  static long long smem(const ParamValues& v) {
+    auto& w = v.at("warp");
+    const long long stage_c = tiled::persistent(v) ? 4ll * threads(v) / 32 * (w[0] / v.at("vpt")[0]) * (w[1] + 4) : 0;
+    return tiled::kstage_smem(v, v.at("stages")[0]) + stage_c;
+  }
 };
 
 }  // namespace

@@ -16,6 +16,12 @@ using TileB = gl::KTileFor<BN, BK, CONFLICT>;
 // tile added to FP64 accumulators.
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
 
+// An unaligned C goes out through shared memory, the warp's lanes on consecutive columns of a row
+// (ThreadTile::store_staged). Accumulators (and fp64tile's FP32 tile sums) over 64 registers (8x16
+// in FP32, 8x8 in FP64, 8x4 fp64tile) leave none to spare for it (ptxas spilled 4-140 bytes):
+// those keep the float-at-a-time stores.
+constexpr bool STAGE_C = !C_VEC && TM * TN * (sizeof(Accumulator) + (ACCUM == 2 ? 4 : 0)) <= 64 * 4;
+
 // MINBLOCKS asks the compiler to fit that many blocks per SM (at most 65536 / (NT · MINBLOCKS)
 // registers per thread): more warps to hide latency against fewer registers for the tile.
 extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmArgs g) {
@@ -27,8 +33,8 @@ extern "C" __global__ void __launch_bounds__(NT, MINBLOCKS) gemm_warptiled(GemmA
   const int col0 = (warp % WARPS_N) * WN + (lane % LANES_N) * 4;
   gl::ThreadTile<TM, TN, LANES_M * 4, LANES_N * 4, Accumulator, ACCUM == 2> t;
   t.zero();
-  gl::cp_async_gemm<BM, BN, BK, NT, STAGES, GROUP, FRAGS == 2, PERSISTENT, Accumulator, TileA, TileB>(g, smem, t, row0,
-                                                                                                   col0);
+  gl::cp_async_gemm<BM, BN, BK, NT, STAGES, GROUP, FRAGS == 2, PERSISTENT, STAGE_C, Accumulator, TileA, TileB>(
+      g, smem, t, row0, col0);
 }
 
 extern "C" __global__ void __launch_bounds__(256) gemm_splitk_reduce(GemmArgs g, int splits) {
