@@ -324,6 +324,26 @@ TEST(Dispatch, OuterWhereShortKMeasuredFaster) {
   }
 }
 
+// Leading dimensions that are not multiples of 4 floats (the library's plan then takes the variants
+// without 16-byte accesses): warptiled's 64x64 tile stages C through shared memory and was measured
+// fastest (perf-log 97, results/h100/simt/staged-b9cd9e8): each one over, 8192² x 16 178 us against
+// hopper-simt's 445 (C a float at a time), 4096² x 1 49.4 against outer's 89.6; 1000x777x13 tight
+// (lda 13, ldc 777) 7.0-7.2 against 128x128's 11.0-11.3, 1000x1000x13 (lda 13 alone) 6.7 against
+// hopper-simt's 20.3. outer tests C's own alignment: with lda = 1 alone it keeps 4096² x 1 (23.2 us).
+TEST(Dispatch, UnalignedLeadingDimensionsTakeTheStagedStore) {
+  auto g = GpuModel::h100();
+  auto padded = [](Problem p) {
+    p.lda += 1, p.ldb += 1, p.ldc += 1;
+    return p;
+  };
+  for (auto p : {padded(shape(8192, 8192, 16)), padded(shape(4096, 4096, 1)), shape(1000, 777, 13),
+                 shape(1000, 1000, 13)}) {
+    auto s = pick(g, p, MathMode::strict_fp32);
+    EXPECT_EQ(s.family + " " + tile_of(s), "warptiled 64x64x16") << describe(p) << ": " << s.why;
+  }
+  EXPECT_EQ(pick(g, shape(4096, 4096, 1), MathMode::strict_fp32).family, "outer");
+}
+
 TEST(Dispatch, TensorModesFallBackToSimtWhereTheTensorPathLoses) {
   auto g = GpuModel::h100();
   // Huge K with one tile: split K many ways, on the CUDA cores or in wgmma's split tail.

@@ -45,8 +45,12 @@ constexpr double kSimtPersistentStoreShare = 0.5;
 // (beta != 0): 1.17-1.2 of 3.0 TB/s.
 constexpr double kBetaStoreShare = 0.39;
 // The share of the memory bandwidth a tiled SIMT kernel's C stores reach a float at a time (0.59 of
-// 3.0 TB/s).
+// 3.0 TB/s), and hopper-simt's (8192² x 16 with every leading dimension one over: 445 us, C at 0.60
+// TB/s; results/h100/simt/staged-b9cd9e8, perf-log 97).
 constexpr double kScalarStoreShare = 0.19;
+// outer's C a float at a time (ldc not a multiple of 4): 0.75 TB/s at 4096² x 1, leading dimensions
+// one over (89.6 us; same run).
+constexpr double kOuterScalarStoreShare = 0.25;
 
 // A candidate configuration and what the model needs of it: its registers per thread (ptxas, on
 // the H100) and the fraction of the GPU's FP32 rate it reaches when every SM is busy with it.
@@ -79,9 +83,16 @@ struct Candidate {
   double padded_from = 4;
   // Only where K is at most this, if set: a configuration measured at short K alone.
   long long k_max = 0;
+  // Where a leading dimension is not a multiple of 4 floats, the share its C stores reach through
+  // shared memory (warptiled's staged store, perf-log 97), where measured; else kScalarStoreShare.
+  double unaligned_store_share = 0;
 };
 
 constexpr long long kFewRows = 32;
+
+// A leading dimension that is not a multiple of 4 floats: the library's plan then takes every
+// operand's variant without 16-byte accesses (launcher whole_alignment).
+bool unaligned(const Problem& p) { return p.lda % 4 || p.ldb % 4 || p.ldc % 4; }
 
 // bm: the candidate's tile rows (16: a 16-row tile, else its 16 columns are the narrow side).
 double rate_of(const Candidate& c, const Problem& p, long long bm = 0) {
@@ -105,8 +116,12 @@ double read_share_of(const Candidate& c, const Problem& p) {
 constexpr double kNarrowStoreShare = 0.56;
 const Candidate kSimt[] = {
     {"warptiled", "tile=128x256x16,warp=64x64,vpt=8x16,stages=2", 255, 0.71, Candidate::simt, 0, 0.63},
-    {"warptiled", "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", 191, 0.66, Candidate::simt, 0, 0.56},
-    {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", 147, 0.53, Candidate::simt, 0, 0.62},
+    // C unaligned, staged through shared memory: 1.07-1.13 TB/s (128x128) and 1.36-1.51 (64x64) at 4096² x 1
+    // and 8192² x 16 with every leading dimension one over (results/h100/simt/staged-b9cd9e8, perf-log 97).
+    {.family = "warptiled", .params = "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", .regs = 191, .rate = 0.66,
+     .kind = Candidate::simt, .store_share = 0.56, .unaligned_store_share = 0.36},
+    {.family = "warptiled", .params = "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", .regs = 147, .rate = 0.53,
+     .kind = Candidate::simt, .store_share = 0.62, .unaligned_store_share = 0.45},
     {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.55, Candidate::simt, 0, 0.58},
     {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.55, Candidate::simt, 0, 0.56},
     {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt, 0, 0.67},
@@ -128,8 +143,9 @@ const Candidate kSimt[] = {
     // 16, 2.29 at 8192² x 8 (a K tile of 16 read part-empty), where the tiled 64x64 stored at 1.7-2.1
     // (results/h100/simt/persistent-*, perf-log 96). At K = 32 it ran 176 us at 8192², 40 % over its
     // compute-bound model's 126, and 154 at 4096² x 128 where the tiled 128x128 ran 131: short K only.
+    // Its C unaligned, staged: 1.22 and 1.41 TB/s at 4096² x 1 and 8192² x 16 (leading dimensions one over).
     {.family = "warptiled", .params = "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,persistent=yes", .regs = 162,
-     .rate = 0.53, .kind = Candidate::simt, .store_share = 0.82, .k_max = 16},
+     .rate = 0.53, .kind = Candidate::simt, .store_share = 0.82, .k_max = 16, .unaligned_store_share = 0.41},
 };
 // tensor_fp32 on the CUDA cores: the same tiles with FP64 accumulators (accum=fp64: exact products
 // summed in FP64, 0.07-0.41x cuBLAS SGEMM's error; perf-log 37), at half their FP32 rates (64x64:
@@ -376,8 +392,12 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // A leading dimension that is not a multiple of 4 floats: the library's plan takes the variant
   // without 16-byte accesses (launcher whole_alignment), C stored a float at a time. Measured on
   // warptiled 128x256 at tk-4096x4096x1 (lda = 1): 0.59 TB/s, against 1.9-2.0 TB/s for the same
-  // kernel with 16-byte stores at K = 1, 8 and 16 (results/h100/simt/issue30-acd8273).
-  if (p.lda % 4 || p.ldb % 4 || p.ldc % 4) t_mem = std::max(t_mem, out_bytes / (kScalarStoreShare * bw));
+  // kernel with 16-byte stores at K = 1, 8 and 16 (results/h100/simt/issue30-acd8273); the tiles
+  // that stage it through shared memory at their measured share.
+  if (unaligned(p)) {
+    const double share = c.unaligned_store_share > 0 ? c.unaligned_store_share : kScalarStoreShare;
+    t_mem = std::max(t_mem, out_bytes / (share * bw));
+  }
   // beta != 0: each thread reads a row of its C tile, then stores it, row after row (a store may
   // alias the next row's read). Measured on warptiled 128x256: C read and written at 1.17-1.2 TB/s
   // at tk-8192x8192x8 and tk-4096x4096x1 with beta = 1 (results/h100/simt/issue30-1f17440).
@@ -411,8 +431,9 @@ Estimate outer_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double busy = std::min(1.0, blocks / slots) * std::min(1.0, double(p.n) / columns);
   const double mn = double(p.m) * double(p.n), bw = gpu.dram_gbps * 1e9;
   const double t_compute = 2.0 * mn * double(p.k) / (c.rate * gpu.fp32_tflops * 1e12 * busy);
-  const double t_mem =
-      (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / (bw * busy);
+  double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / (bw * busy);
+  // outer tests C's alignment itself (run time): only an unaligned C goes a float at a time.
+  if (p.ldc % 4) t_mem = std::max(t_mem, 4.0 * mn / (kOuterScalarStoreShare * bw * busy));
   Estimate e;
   e.us = (std::max(t_compute, t_mem) + kOuterOverlap * std::min(t_compute, t_mem)) * 1e6 + kOuterFillUs + kLaunchUs;
   e.waves = blocks / slots;
@@ -479,8 +500,8 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
                                    kSplitRoundUs * real_share(p, tiles, bm, bn));
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
-  const double t_store =
-      p.k < bk ? 4.0 * mn * (p.beta != 0.0f ? 2 / kBetaStoreShare : 1 / kSimtPersistentStoreShare) / bw : 0;
+  const double store_share = unaligned(p) ? kScalarStoreShare : kSimtPersistentStoreShare;
+  const double t_store = p.k < bk ? 4.0 * mn * (p.beta != 0.0f ? 2 / kBetaStoreShare : 1 / store_share) / bw : 0;
   Estimate e;
   e.splits = run.splits;
   e.waves = run.waves;
