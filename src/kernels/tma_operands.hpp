@@ -22,29 +22,24 @@ struct OperandMap {
 // Empty when TMA can read the operand in place; otherwise why not (one line).
 std::string operand_map_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
                                 const void* base);
-// What no copy of the operand fixes (sizes, a strided contiguous dimension): empty when TMA can
-// read it in place or from a staged copy (operand_staging).
+// What TMA cannot read at all (sizes, a strided contiguous dimension): empty when it can read the
+// operand in place or through residue views.
 std::string operand_layout_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig);
 
-// A copy of the operand TMA can read where the caller's cannot be (leading dimension not a
-// multiple of 4 floats, or a base not 16-byte aligned): `rows` rows of `row_floats` contiguous
-// floats, `stride` floats apart, copied to rows of `pitch` floats (row_floats rounded up to 4) in
-// a workspace, one 2-D memory copy per call. pitch = 0: read in place.
-struct OperandStaging {
-  long long rows = 0, row_floats = 0, stride = 0, pitch = 0;
-  long long floats() const { return pitch * rows; }
+// An operand whose rows TMA cannot address (a leading dimension that is not a multiple of 4 floats,
+// or a base off a 16-byte boundary) is read through residue views (kernels/common/residue_views.cuh):
+// describe_operand_map(..., views = true) describes the whole operand, its boxes a quarter of the
+// tile's rows; residue_view gives view r of it at this call's `base`: its descriptor, where it starts
+// (floats from base, back to a 16-byte boundary) and its shift (-1: the operand has no row r).
+struct ResidueView {
+  OperandMap map;
+  long long offset = 0;
+  int shift = -1;
 };
-// How an operand that operand_layout_problem accepts is read: in place or staged.
-OperandStaging operand_staging(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
-                               const void* base);
-// op(A) and op(B)ᵀ of a row-major-C (canonical) problem whose operands start 16-byte aligned.
-struct ProblemStaging {
-  OperandStaging a, b;
-  long long floats() const { return a.floats() + b.floats(); }
-};
-ProblemStaging problem_staging(const Problem& canonical);
-// Throws UsageError with operand_map_problem's reason, or for a swizzle of another row length.
+ResidueView residue_view(const OperandMap& operand, const void* base, int r);
+// Throws UsageError with operand_map_problem's reason (views: operand_layout_problem's, any leading
+// dimension), or for a swizzle of another row length.
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
-                                int box_outer, int box_k, bool swizzle_k = false);
+                                int box_outer, int box_k, bool swizzle_k = false, bool views = false);
 
 }  // namespace gemmlab

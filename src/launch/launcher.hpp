@@ -50,15 +50,12 @@ struct PackedOperands {
 };
 
 // Operands read through TMA (KernelFamily::tma_operands): their descriptors without the base
-// address, which each launch adds. An operand TMA cannot read as given is copied first to a
-// staged one in `staged` (staged_floats() floats, bind_staged), where the descriptor points.
+// address, which each launch adds. An operand of the variant that does not assume 16-byte rows
+// (Variant::a_vec, b_vec) is read through residue views, described from each call's address.
 struct TmaPlan {
   bool used = false;
-  cudaKernel_t stage = nullptr;  // the family's copy to 16-byte rows
   OperandMap a, b;
-  OperandStaging stage_a, stage_b;  // pitch 0: in place
-  float* staged = nullptr;
-  size_t staged_floats() const { return size_t(stage_a.floats() + stage_b.floats()); }
+  bool views_a = false, views_b = false;
 };
 
 struct LaunchPlan {
@@ -80,10 +77,6 @@ struct LaunchPlan {
   PackedOperands packed;        // spec.planes = 0: the family reads the operands as given
   TmaPlan tma;
 };
-
-// Places the plan's staged operands in `buffer` (tma.staged_floats() floats), which must outlive
-// every launch of the plan.
-void bind_staged(LaunchPlan& plan, float* buffer);
 
 // Places the plan's packed operands in `buffer` (packed.floats() floats) and encodes their TMA
 // descriptors: the buffer must outlive every launch of the plan.
@@ -149,7 +142,6 @@ class FamilyLauncher {
     Module module;
     cudaKernel_t kernel = nullptr;
     cudaKernel_t reduce = nullptr;
-    cudaKernel_t stage = nullptr;
     cudaKernel_t pack = nullptr;  // the operand pre-pass, when the family packs
     cudaKernel_t scan = nullptr;  // its first pass (Packing::int8)
     cudaFuncAttributes attrs{};
@@ -174,7 +166,7 @@ class FamilyLauncher {
   std::optional<DeviceInfo> device_;
   std::map<std::string, Loaded> loaded_;
   const Loaded* last_ = nullptr;
-  Buffer workspace_, counters_, packed_, staged_;
+  Buffer workspace_, counters_, packed_;
 };
 
 }  // namespace gemmlab

@@ -316,20 +316,4 @@ __device__ inline void each_element(T (&acc)[MW][R], long long r0, long long c0,
   });
 }
 
-// An operand TMA cannot read as given (rows not 16-byte aligned) copied to rows of `pitch` floats
-// that it can: a block row per 256 x 4 floats of a source row, each thread reading 4 floats (a
-// warp's reads are 512 contiguous bytes, whatever the source's alignment) and writing them as one
-// 16-byte store. Columns past `row_floats` in the last store are zeros (TMA never reads them).
-__device__ inline void stage_rows(float* dst, long long pitch, const float* src, long long stride, long long rows,
-                                  long long row_floats) {
-  const long long quads = (row_floats + 3) / 4;
-  for (long long r = blockIdx.y; r < rows; r += gridDim.y)
-    for (long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x; q < quads; q += (long long)gridDim.x * blockDim.x) {
-      const float* from = src + r * stride + 4 * q;
-      const long long left = row_floats - 4 * q;
-      const float4 v = make_float4(from[0], left > 1 ? from[1] : 0.0f, left > 2 ? from[2] : 0.0f, left > 3 ? from[3] : 0.0f);
-      *reinterpret_cast<float4*>(dst + r * pitch + 4 * q) = v;
-    }
-}
-
 }  // namespace hopper
