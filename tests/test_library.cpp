@@ -150,8 +150,8 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   auto a100 = pick(GpuModel::a100(), shape(8192, 8192, 8192), MathMode::strict_fp32);
   EXPECT_EQ(a100.family, "warptiled");
   EXPECT_EQ(tile_of(a100), "128x256x16");
-  // Leading dimensions TMA cannot address: read through residue views, no copy (workspace: the split
-  // tail's partial sums only).
+  // Leading dimensions TMA cannot address: copied by the producer threads, no staged copy
+  // (workspace: the split tail's partial sums only).
   auto odd = pick(g, shape(4097, 4097, 4097), MathMode::strict_fp32);
   EXPECT_EQ(odd.family, "hopper-simt") << odd.why;
   EXPECT_LE(odd.workspace_bytes, size_t(odd.splits) * 132 * 128 * 128 * 4);

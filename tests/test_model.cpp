@@ -512,7 +512,6 @@ TEST(SplitTail, RandomShapesAndGridsFitTheWorkspace) {
 // ---- hopper-simt: TMA-fed FFMA kernels (they compile in test_compile's search-space test) ----
 #include <map>
 
-#include "kernels/common/residue_views.cuh"
 #include "kernels/common/tma_swizzle.cuh"
 #include "kernels/tma_operands.hpp"
 
@@ -629,14 +628,11 @@ TEST(HopperSimt, DescribesEachLayoutToTma) {
   EXPECT_NE(operand_map_problem(64, 64, 64, 1, false, buffer).find("stride 1"), std::string::npos);
   EXPECT_NE(operand_map_problem(1ll << 31, 64, 64, 1, true, buffer).find("2^31"), std::string::npos);
   EXPECT_EQ(operand_map_problem(64, 64, 64, 1, true, buffer), "");
-  // What residue views read (any leading dimension, any address) and what they cannot (sizes, strides).
+  // What the producer's copies read (any leading dimension, any address) and what nothing does
+  // (sizes, strides).
   EXPECT_EQ(operand_layout_problem(2049, 2049, 2049, 1, true), "");
   EXPECT_NE(operand_layout_problem(64, 64, 64, 1, false).find("stride 1"), std::string::npos);
   EXPECT_NE(operand_layout_problem(64, 1ll << 31, 1, 64, false).find("2^31"), std::string::npos);
-  // A view's box is a quarter of the tile's rows: of M (N) where K-contiguous, of K otherwise.
-  expect_map(describe_operand_map(2049, 1000, 1003, 1, true, 128, 32, true, true), 1000, 2049, 1003 * 4, 32, 32);
-  expect_map(describe_operand_map(999, 64, 1, 1001, false, 128, 32, false, true), 999, 64, 1001 * 4, 128, 8);
-  EXPECT_THROW(describe_operand_map(999, 64, 1, 1001, false, 128, 6, false, true), UsageError);  // 6 rows
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 128, 6), UsageError);  // 24-byte rows
   // Swizzled: a K-contiguous box of 32, 64 or 128-byte rows gets the swizzle of its row; an
   // outer-contiguous one is never swizzled; other row lengths are refused.
@@ -647,7 +643,8 @@ TEST(HopperSimt, DescribesEachLayoutToTma) {
   EXPECT_EQ(describe_operand_map(1000, 1024, 1, 1000, false, 128, 32, true).swizzle_bytes, 0u);
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 64, 64, true), UsageError);
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 512, 16), UsageError);
-  // The family takes odd leading dimensions (residue views); it refuses only what TMA cannot read.
+  // The family takes odd leading dimensions (copied by its producer threads); it refuses only what
+  // nothing reads.
   const auto& f = *find_family("hopper-simt");
   auto v = parse_params(f, "");
   EXPECT_EQ(f.unsupported(v, normalized(Problem::square(4096))), "");
@@ -659,80 +656,6 @@ TEST(HopperSimt, DescribesEachLayoutToTma) {
   EXPECT_EQ(f.unsupported(v, p), "");
   p.k = 1ll << 31;
   EXPECT_NE(f.unsupported(v, p).find("A: TMA coordinates"), std::string::npos);
-}
-
-// Residue views, emulated as TMA reads them (boxes at the kernel's coordinates, zeros out of bounds)
-// and read back as the kernel does (views::row_at, position_of): every element of every tile is the
-// operand's, or zero past its edges; no view reads a leading dimension's padding (NaN here) or
-// outside the buffer, at any leading dimension and 4-byte offset of the base.
-TEST(HopperSimt, ResidueViewsReadEachTileAsTheOperand) {
-  std::mt19937 rng(98);
-  int tiles = 0;
-  for (int t = 0; t < 300; ++t) {
-    const bool k_contig = t % 2;
-    const int rows = 1 + int(rng() % (t % 5 ? 300 : 4)), len = 1 + int(rng() % 200);  // some of 1-4 rows
-    const long long ld = len + int(rng() % 7);
-    const int offset = int(rng() % 4), outer_box = 32 * (1 + int(rng() % 4)), bk = 4 * (1 + int(rng() % 8));
-    // The operand (`rows` rows of `len` floats, `ld` apart) `offset` floats into a 16-byte aligned buffer.
-    std::vector<float> buffer(size_t(offset + (rows - 1) * ld + len), NAN);
-    auto at = [&](long long r, long long c) -> float& { return buffer[size_t(offset + r * ld + c)]; };
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < len; ++c) at(r, c) = float(1 + r * 1000 + c);
-    const float* base = buffer.data() + offset;
-    // op(A) as M x K: rows are M where K-contiguous, K otherwise.
-    const long long outer = k_contig ? rows : len, k = k_contig ? len : rows;
-    const OperandMap d = describe_operand_map(outer, k, k_contig ? ld : 1, k_contig ? 1 : ld, k_contig, outer_box, bk,
-                                              false, true);
-    ResidueView v[views::kViews];
-    for (int r = 0; r < views::kViews; ++r) v[r] = residue_view(d, base, r);
-    for (int r = 0; r < views::kViews; ++r) {
-      EXPECT_EQ(v[r].shift < 0, r >= rows) << r;
-      if (v[r].shift >= 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(base + v[r].offset) % 16, 0u);
-    }
-    for (long long o0 = 0; o0 < outer; o0 += outer_box)
-      for (long long k0 = 0; k0 < k; k0 += bk) {
-        // The tile as TMA writes it: view r's box (box[0] x box[1], contiguous first) a quarter on.
-        std::vector<float> tile(size_t(outer_box * bk), -1.0f);
-        const int quarter = outer_box * bk / views::kViews;
-        for (int r = 0; r < views::kViews; ++r) {
-          float* q = tile.data() + r * quarter;
-          if (v[r].shift < 0) {
-            std::fill(q, q + quarter, 0.0f);  // zero_missing_views
-            continue;
-          }
-          const long long x = (k_contig ? k0 : o0) + v[r].shift, y = (k_contig ? o0 : k0) / views::kViews;
-          for (unsigned by = 0; by < v[r].map.box[1]; ++by)
-            for (unsigned bx = 0; bx < v[r].map.box[0]; ++bx) {
-              const long long vx = x + bx, vy = y + by;
-              float value = 0.0f;
-              if (vx < (long long)v[r].map.dims[0] && vy < (long long)v[r].map.dims[1]) {
-                const long long e = offset + v[r].offset + vy * (long long)v[r].map.row_bytes / 4 + vx;
-                ASSERT_GE(e, offset) << "before the operand";
-                ASSERT_LT(e, (long long)buffer.size()) << "past the operand";
-                value = buffer[size_t(e)];
-                ASSERT_FALSE(std::isnan(value)) << "padding read: view " << r << " of ld " << ld;
-              }
-              q[by * v[r].map.box[0] + bx] = value;
-            }
-        }
-        // Read back: a K-contiguous tile holds row row_at(p) at position p; an outer-contiguous
-        // one k at position_of(k).
-        for (int o = 0; o < outer_box; ++o)
-          for (int kk = 0; kk < bk; ++kk) {
-            const long long mo = o0 + (k_contig ? views::row_at(o, outer_box) : o), mk = k0 + kk;
-            const float want = mo < outer && mk < k ? (k_contig ? at(mo, mk) : at(mk, mo)) : 0.0f;
-            const float got = k_contig ? tile[size_t(o * bk + kk)]
-                                       : tile[size_t(views::position_of(kk, bk) * outer_box + o)];
-            ASSERT_EQ(got, want) << (k_contig ? "K" : "outer") << "-contiguous " << rows << " x " << len << " ld " << ld
-                                 << " offset " << offset << " tile (" << o0 << ", " << k0 << ") element (" << o << ", "
-                                 << kk << ")";
-          }
-        ++tiles;
-      }
-  }
-  EXPECT_GT(tiles, 1000);
-  for (int rows : {32, 64, 128, 256})
-    for (int p = 0; p < rows; ++p) EXPECT_EQ(views::position_of(views::row_at(p, rows), rows), p);
 }
 
 // Per K tile two TMA loads per block; per consumer warp and 4 k, TM + TN 16-byte shared loads.

@@ -22,7 +22,6 @@ extern const char* const split_tail_source;
 extern const char* const hopper_source;
 extern const char* const ozaki_math_source;
 extern const char* const tma_swizzle_source;
-extern const char* const residue_views_source;
 extern const char* const grid_dependency_source;
 }
 
@@ -44,7 +43,6 @@ constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
                                {"hopper.cuh", &embedded::hopper_source},
                                {"ozaki_math.cuh", &embedded::ozaki_math_source},
                                {"tma_swizzle.cuh", &embedded::tma_swizzle_source},
-                               {"residue_views.cuh", &embedded::residue_views_source},
                                {"grid_dependency.cuh", &embedded::grid_dependency_source}};
 
 void check(nvrtcResult r, const char* what) {

@@ -30,8 +30,4 @@ struct GemmArgs {
 // __grid_constant__, since the TMA unit reads descriptors from parameter or global memory.
 struct alignas(128) TensorMaps {
   unsigned long long a[16], b[16];
-  // An operand read through residue views (residue_views.cuh; hopper-simt): view 0 in a (b), views
-  // 1-3 here, and each view's shift (floats before its rows' starts; -1: a view without rows).
-  unsigned long long a_views[3][16], b_views[3][16];
-  int a_shift[4], b_shift[4];
 };

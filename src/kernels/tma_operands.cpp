@@ -3,7 +3,6 @@
 #include <cstdint>
 
 #include "gemmlab/error.hpp"
-#include "kernels/common/residue_views.cuh"
 
 namespace gemmlab {
 
@@ -29,36 +28,12 @@ std::string operand_map_problem(long long outer, long long k, long long s_outer,
   return {};
 }
 
-ResidueView residue_view(const OperandMap& operand, const void* base, int r) {
-  const long long rows = (long long)operand.dims[1], ld = (long long)operand.row_bytes / 4;
-  ResidueView v;
-  if (r >= rows) return v;
-  const auto start = reinterpret_cast<std::uintptr_t>(base) + std::uintptr_t(4 * r * ld);
-  v.shift = int(start % 16 / 4);
-  v.offset = r * ld - v.shift;
-  v.map = operand;
-  v.map.dims[0] = operand.dims[0] + (unsigned long long)v.shift;
-  v.map.dims[1] = (unsigned long long)((rows - r + views::kViews - 1) / views::kViews);
-  v.map.row_bytes = operand.row_bytes * views::kViews;
-  return v;
-}
-
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
-                                int box_outer, int box_k, bool swizzle_k, bool views) {
+                                int box_outer, int box_k, bool swizzle_k) {
   static const float aligned[4] = {};
-  const long long stride = k_contig ? s_outer : s_k;
-  if (auto why = views ? operand_layout_problem(outer, k, s_outer, s_k, k_contig)
-                       : operand_map_problem(outer, k, s_outer, s_k, k_contig, aligned);
-      !why.empty())
-    throw UsageError(why);
-  if (views && (stride <= 0 || stride >= (1ll << 36)))
-    throw UsageError("a leading dimension of " + std::to_string(stride) + " floats is out of TMA's range");
+  if (auto why = operand_map_problem(outer, k, s_outer, s_k, k_contig, aligned); !why.empty()) throw UsageError(why);
   if (box_outer < 1 || box_outer > 256 || box_k < 1 || box_k > 256 || (k_contig ? box_k : box_outer) % 4)
     throw UsageError("a TMA box is 1 to 256 elements a side, its contiguous side a multiple of 4 floats");
-  int& rows = k_contig ? box_outer : box_k;  // each view's box: a quarter of the tile's rows
-  if (views && rows % views::kViews)
-    throw UsageError("residue views split a tile's " + std::to_string(rows) + " rows four ways: a multiple of 4");
-  if (views) rows /= views::kViews;
   OperandMap d;
   d.dims[0] = (unsigned long long)(k_contig ? k : outer);
   d.dims[1] = (unsigned long long)(k_contig ? outer : k);

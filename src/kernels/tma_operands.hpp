@@ -22,24 +22,12 @@ struct OperandMap {
 // Empty when TMA can read the operand in place; otherwise why not (one line).
 std::string operand_map_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
                                 const void* base);
-// What TMA cannot read at all (sizes, a strided contiguous dimension): empty when it can read the
-// operand in place or through residue views.
+// What a TMA family cannot read at all (sizes, a strided contiguous dimension): empty when TMA can
+// read the operand in place, or the family's producer threads copy it (rows off 16 bytes).
 std::string operand_layout_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig);
 
-// An operand whose rows TMA cannot address (a leading dimension that is not a multiple of 4 floats,
-// or a base off a 16-byte boundary) is read through residue views (kernels/common/residue_views.cuh):
-// describe_operand_map(..., views = true) describes the whole operand, its boxes a quarter of the
-// tile's rows; residue_view gives view r of it at this call's `base`: its descriptor, where it starts
-// (floats from base, back to a 16-byte boundary) and its shift (-1: the operand has no row r).
-struct ResidueView {
-  OperandMap map;
-  long long offset = 0;
-  int shift = -1;
-};
-ResidueView residue_view(const OperandMap& operand, const void* base, int r);
-// Throws UsageError with operand_map_problem's reason (views: operand_layout_problem's, any leading
-// dimension), or for a swizzle of another row length.
+// Throws UsageError with operand_map_problem's reason, or for a swizzle of another row length.
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
-                                int box_outer, int box_k, bool swizzle_k = false, bool views = false);
+                                int box_outer, int box_k, bool swizzle_k = false);
 
 }  // namespace gemmlab

@@ -176,8 +176,8 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
   } else if (plan.tma.used) {
     const auto& t = plan.tma;
     TensorMaps maps{};
-    encode_operand(maps.a, maps.a_views, maps.a_shift, args.a, t.a, t.views_a);
-    encode_operand(maps.b, maps.b_views, maps.b_shift, args.b, t.b, t.views_b);
+    if (!t.copy_a) encode_operand_map(maps.a, args.a, t.a);
+    if (!t.copy_b) encode_operand_map(maps.b, args.b, t.b);
     void* params[] = {&args, &maps};
     launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   } else {
@@ -304,9 +304,9 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
       if (!why.empty()) throw UsageError(family_.name() + ": " + why);
     auto& tp = plan.tma;
     tp.used = true;
-    tp.views_a = !var.a_vec, tp.views_b = !var.b_vec;
-    tp.a = describe_operand_map(c.m, c.k, sa.row, sa.col, var.a_k_contig, t.box_m, t.box_k, t.swizzle_a, tp.views_a);
-    tp.b = describe_operand_map(c.n, c.k, sb.col, sb.row, !var.b_n_contig, t.box_n, t.box_k, t.swizzle_b, tp.views_b);
+    tp.copy_a = !var.a_vec, tp.copy_b = !var.b_vec;
+    if (!tp.copy_a) tp.a = describe_operand_map(c.m, c.k, sa.row, sa.col, var.a_k_contig, t.box_m, t.box_k, t.swizzle_a);
+    if (!tp.copy_b) tp.b = describe_operand_map(c.n, c.k, sb.col, sb.row, !var.b_n_contig, t.box_n, t.box_k, t.swizzle_b);
   }
   if (plan.splits > 1 && k.reduce) {
     plan.reduce = k.reduce;

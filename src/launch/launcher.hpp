@@ -51,11 +51,11 @@ struct PackedOperands {
 
 // Operands read through TMA (KernelFamily::tma_operands): their descriptors without the base
 // address, which each launch adds. An operand of the variant that does not assume 16-byte rows
-// (Variant::a_vec, b_vec) is read through residue views, described from each call's address.
+// (Variant::a_vec, b_vec) has no descriptor: the family's producer threads copy it.
 struct TmaPlan {
   bool used = false;
   OperandMap a, b;
-  bool views_a = false, views_b = false;
+  bool copy_a = false, copy_b = false;
 };
 
 struct LaunchPlan {

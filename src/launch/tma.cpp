@@ -7,7 +7,6 @@
 #include <cuda_runtime.h>
 
 #include "gemmlab/error.hpp"
-#include "kernels/common/residue_views.cuh"
 #include "kernels/gemm_args.h"
 
 namespace gemmlab {
@@ -86,16 +85,6 @@ void encode_operand_map(void* map, const float* base, const OperandMap& d) {
   if (r != CUDA_SUCCESS)
     throw RuntimeError("cuTensorMapEncodeTiled refused a " + std::to_string(d.dims[1]) + " x " +
                        std::to_string(d.dims[0]) + " operand (error " + std::to_string(int(r)) + ")");
-}
-
-void encode_operand(unsigned long long (&map)[16], unsigned long long (&more)[3][16], int (&shift)[4], const float* base,
-                    const OperandMap& d, bool views) {
-  if (!views) return encode_operand_map(map, base, d);
-  for (int r = 0; r < views::kViews; ++r) {
-    const ResidueView v = residue_view(d, base, r);
-    shift[r] = v.shift;
-    if (v.shift >= 0) encode_operand_map(r ? more[r - 1] : map, base + v.offset, v.map);
-  }
 }
 
 }  // namespace gemmlab

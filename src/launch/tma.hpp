@@ -20,10 +20,4 @@ void encode_int8_planes_map(void* map, const void* base, long long rows, long lo
 // past the edges. Throws UsageError for an address that is not 16-byte aligned.
 void encode_operand_map(void* map, const float* base, const OperandMap& d);
 
-// An operand of a family that reads it in place (KernelFamily::tma_operands) at this call's
-// address: with `views`, its residue views (view 0 in `map`, views 1-3 in `more`, each view's
-// shift in `shift`); otherwise its one descriptor.
-void encode_operand(unsigned long long (&map)[16], unsigned long long (&more)[3][16], int (&shift)[4], const float* base,
-                    const OperandMap& d, bool views);
-
 }  // namespace gemmlab

@@ -43,7 +43,7 @@ StressGenerator::StressGenerator(uint64_t seed, int fresh_percent, int graph_per
 StressCase StressGenerator::fresh() {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); };
   auto coin = [&](int percent) { return int(rng_() % 100) < percent; };
-  // Weights: the routes most likely to hide a fault (split reductions, residue views) come often.
+  // Weights: the routes most likely to hide a fault (split reductions, copied operands) come often.
   static const std::pair<StressKind, int> kinds[] = {{StressKind::gemv, 10},   {StressKind::vector, 10},
                                                      {StressKind::split_k, 20}, {StressKind::large, 25},
                                                      {StressKind::odd_rows, 10}, {StressKind::tiny_k, 10},
@@ -88,7 +88,7 @@ StressCase StressGenerator::fresh() {
                                          : problem_of_shape(Op::gemm, {m, n, k}, layout, ta, tb);
   if (c.kind == StressKind::gemv) c.mode = MathMode::strict_fp32;  // sgemv has no mode
   const Problem tight = normalized(p);
-  // Padded leading dimensions; an odd-rows case makes them odd, which TMA reads through residue views.
+  // Padded leading dimensions; an odd-rows case makes them odd, which hopper-simt's producer threads copy.
   auto padded = [&](int64_t ld, bool odd) {
     if (odd) return ld % 4 ? ld : ld + pick(1, 3);
     return coin(30) ? ld + pick(1, 5) : ld;
@@ -138,7 +138,7 @@ std::string stress_route(const StressCase& c, const GpuModel& gpu) {
   if (auto& f = *find_family(d.family); f.transposes(parse_params(f, d.params))) r += " transposed";
   if (d.splits > 1) r += d.family == "warptiled" ? " split-k" : " split-tail";
   // The library runs the variant for none aligned unless all three are (whole alignment).
-  if (d.family == "hopper-simt" && (p.lda % 4 || p.ldb % 4 || p.ldc % 4 || unaligned)) r += " views";
+  if (d.family == "hopper-simt" && (p.lda % 4 || p.ldb % 4 || p.ldc % 4 || unaligned)) r += " copies";
   return r + tail;
 }
 

@@ -58,7 +58,7 @@ class StressGenerator {
 
 // The route a case takes on a GPU the dispatcher's model describes, as the report names it:
 // "gemv", "gemv-route" (a GEMM call with M or N = 1), "hopper-simt", "hopper-simt split-tail",
-// "hopper-simt views" (operands read through residue views), "warptiled", "warptiled split-k", "wgmma", "wgmma split-tail", "tf32-mma",
+// "hopper-simt copies" (operands its producer threads copy), "warptiled", "warptiled split-k", "wgmma", "wgmma split-tail", "tf32-mma",
 // "vectorized"; " unaligned" is appended when
 // a pointer is off 16-byte alignment. The built-in table can pick differently for its exact squares.
 std::string stress_route(const StressCase& c, const GpuModel& gpu);

@@ -26,6 +26,11 @@ __device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.
 __device__ inline void mbar_arrive(unsigned long long* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
+// An arrival on `bar` once this thread's cp.async copies issued so far have landed; counted among
+// the barrier's expected arrivals (.noinc: the count it was initialised with includes it).
+__device__ inline void cp_async_arrive(unsigned long long* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
 // Orders this thread's generic-proxy accesses to shared memory (plain loads and stores) before
 // later async-proxy ones (TMA): a slot read with LDS is handed back to a TMA producer only after
 // the reads are done.
@@ -61,12 +66,12 @@ __device__ inline void named_arrive(int id, int threads) {
 // the shared address space and reads the tiles with LDS.
 __device__ inline unsigned char* align_1024(unsigned char* p) { return p + ((1024 - (smem_addr(p) & 1023)) & 1023); }
 
-// A TMA pipeline's barriers, by one thread: each slot's full barrier completes on the producer's
-// arrival and the bytes of its loads, its empty barrier on `releases` consumer arrivals.
+// A TMA pipeline's barriers, by one thread: each slot's full barrier completes on `fills` producer
+// arrivals and the bytes of its loads, its empty barrier on `releases` consumer arrivals.
 __device__ inline void init_pipeline(unsigned long long* full, unsigned long long* empty, int stages,
-                                     unsigned releases) {
+                                     unsigned releases, unsigned fills = 1) {
   for (int s = 0; s < stages; ++s) {
-    mbar_init(&full[s], 1);
+    mbar_init(&full[s], fills);
     mbar_init(&empty[s], releases);
   }
   fence_barrier_init();

@@ -53,13 +53,6 @@ class HopperSimt final : public KernelFamily {
     // A K-contiguous tile is read 4 k at a time and its rows must be whole 16-byte units for TMA.
     if (t[2] % 4) out.push_back("tile.k " + s(t[2]) + " is not a multiple of 4 (16-byte loads of 4 k)");
     if (t[2] > 64) out.push_back("tile.k " + s(t[2]) + " is over 64 (one K tile is unrolled into the FFMA stream)");
-    // An unaligned operand's tile comes as four boxes of a quarter of its rows (residue views), each
-    // on a swizzle period (32·BK bytes) of its own: BM·BK / 4 floats.
-    for (int i : {0, 1})
-      if (t[i] % 32)
-        out.push_back(std::string(i ? "tile.n " : "tile.m ") + s(t[i]) +
-                      " is not a multiple of 32 (an operand with rows off 16 bytes is read as four TMA views, each "
-                      "a quarter of the tile on a swizzle period of its own)");
     if (v.at("conflict")[0] >= 1 && t[2] != 8 && t[2] != 16 && t[2] != 32)
       out.push_back("conflict=swizzle or all needs tile.k 8, 16 or 32 (a K-contiguous row of 32, 64 or 128 bytes: one TMA "
                     "swizzle span), not " + s(t[2]) + "; or conflict=none");
@@ -103,8 +96,8 @@ class HopperSimt final : public KernelFamily {
     auto& t = v.at("tile");
     return {t[0], t[1], t[2], swizzled(v).a, swizzled(v).b};
   }
-  // What TMA needs of the operands' layout that residue views do not give (the unaligned variants
-  // read an operand whose leading dimension or address TMA cannot read as given through those).
+  // What the operands' layout must give (the unaligned variants copy an operand whose leading
+  // dimension or address TMA cannot read with the producer warpgroup's threads).
   std::string unsupported(const ParamValues&, const Problem& p) const override {
     auto sa = op_a_strides(p), sb = op_b_strides(p);
     if (auto why = operand_layout_problem(p.m, p.k, sa.row, sa.col, p.trans_a == Trans::no); !why.empty())
@@ -113,9 +106,9 @@ class HopperSimt final : public KernelFamily {
       return "B: " + why;
     return {};
   }
-  // Per block and K tile: a TMA load per operand, four through residue views (no load instructions
-  // in any thread); per consumer warp and chunk of 4 k: TM + TN 16-byte shared loads. The split
-  // tail's splits each store partial sums.
+  // Per block and K tile: a TMA load per operand, or (rows off 16 bytes) the producer warpgroup's
+  // 4-byte copies of its tile; per consumer warp and chunk of 4 k: TM + TN 16-byte shared loads.
+  // The split tail's splits each store partial sums.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
     auto &t = v.at("tile"), &r = v.at("vpt");
     const auto tl = tiling(p, v);
@@ -123,8 +116,8 @@ class HopperSimt final : public KernelFamily {
     const double consumer_warps = this->consumer_warps(v), chunks = t[2] / 4.0;
     KernelModel m;
     m.global_load_inst = 0;
-    m.global_async_inst = 0;
-    m.tma_load_inst = tl.blocks * tl.ktiles * ((var.a_vec ? 1 : 4) + (var.b_vec ? 1 : 4));  // views: 4 boxes
+    m.tma_load_inst = tl.blocks * tl.ktiles * ((var.a_vec ? 1 : 0) + (var.b_vec ? 1 : 0));
+    m.global_async_inst = tl.blocks * tl.ktiles * ((var.a_vec ? 0 : t[0]) + (var.b_vec ? 0 : t[1])) * t[2] / 32.0;
     m.global_load_bytes = tl.blocks * tl.ktiles * 4.0 * (t[0] + t[1]) * t[2];
     m.shared_load_inst = tl.blocks * tl.ktiles * consumer_warps * chunks * (r[0] + r[1]);
     m.shared_load_bytes = m.shared_load_inst * 32 * 16;

@@ -28,13 +28,12 @@
 // the line's position in its 1024-byte period, so the 8 rows' chunks land in 8 different bank groups.
 //
 // An operand whose rows TMA cannot address (the variants without A_VEC, B_VEC: a leading dimension
-// off 4 floats, or a base off 16 bytes) comes as four boxes a tile, one per residue view
-// (residue_views.cuh): a K-contiguous tile's rows, or an outer-contiguous tile's k, in view-major
-// order. The consumers read k in that order (a compile-time permutation) and own positions of rows
-// as before (the same conflict-free reads), storing C at the rows those positions hold.
+// off 4 floats, or a base off 16 bytes; TMA also needs each box's first column 16-byte aligned, so
+// no descriptor of such rows serves) is copied by the producer warpgroup's 128 threads: 4-byte
+// cp.async into the layout TMA would give its tile (swizzle included), each thread's copies
+// arriving on the stage's full barrier as they land. No staged copy, no extra launch.
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
-#include "residue_views.cuh"
 #include "split_tail.cuh"
 
 constexpr int WARPS_N = BN / WN;
@@ -57,19 +56,19 @@ constexpr int LANES_N = WN / TN, LANES_M = WM / TM;
 constexpr int KCHUNK = 4;  // k values per 16-byte load of a K-contiguous tile
 
 // An operand's K tile in shared memory as TMA writes it: OUTER x BK, K-contiguous or not, swizzled
-// or not (SWIZZLED: a K-contiguous tile TMA stored with the swizzle of its row length), in one box
-// or (VIEWS) in four of a quarter of its rows each. Each tile starts 1024-byte aligned (what any
-// TMA destination needs, and the swizzle's period).
-template <int OUTER, bool K_CONTIG, bool SWIZZLED, bool VIEWS>
+// or not (SWIZZLED: a K-contiguous tile TMA stored with the swizzle of its row length). Each tile
+// starts 1024-byte aligned (what any TMA destination needs, and the swizzle's period).
+template <int OUTER, bool K_CONTIG, bool SWIZZLED>
 struct TmaTile {
   static constexpr int kBytes = (OUTER * BK * 4 + 1023) / 1024 * 1024;
-  static constexpr int kViewBytes = OUTER * BK * 4 / views::kViews;  // one view's box
   static_assert(!SWIZZLED || (K_CONTIG && (BK == 8 || BK == 16 || BK == 32)), "swizzled rows are 32 to 128 bytes");
-  static_assert(!VIEWS || OUTER % 32 == 0, "each view's box on a swizzle period (32·BK bytes) of its own");
-  // K_CONTIG: k .. k+3 of the row at position o (k a multiple of 4); otherwise rows o .. o+3 (o a
-  // multiple of 4) at k, whose position a view-major tile permutes (k is known at compile time).
+  // Where element (o, k) lies, in bytes from the tile's start: what a copy into the tile follows.
+  __device__ static unsigned offset(int o, int k) {
+    const unsigned at = 4u * unsigned(K_CONTIG ? o * BK + k : k * OUTER + o);
+    return SWIZZLED ? tma::swizzled(at, BK * 4) : at;
+  }
+  // K_CONTIG: k .. k+3 of row o (k a multiple of 4); otherwise rows o .. o+3 (o a multiple of 4) at k.
   __device__ static float4 read4(const float* s, int o, int k) {
-    if (!K_CONTIG && VIEWS) k = views::position_of(k, BK);
     if (!SWIZZLED) return *reinterpret_cast<const float4*>(s + (K_CONTIG ? o * BK + k : k * OUTER + o));
     // A row's chunk bits are zero, so its swizzled address XOR k's byte offset is the chunk's:
     // one LOP3 per load once the row's part is known (once per K tile).
@@ -77,23 +76,24 @@ struct TmaTile {
     return hopper::lds128(tma::swizzled(row, BK * 4) ^ unsigned(k * 4));
   }
 };
-using TileA = TmaTile<BM, A_K_CONTIG, A_K_CONTIG && SWIZZLE_A, !A_VEC>;
-using TileB = TmaTile<BN, !B_N_CONTIG, !B_N_CONTIG && SWIZZLE_B, !B_VEC>;
+using TileA = TmaTile<BM, A_K_CONTIG, A_K_CONTIG && SWIZZLE_A>;
+using TileB = TmaTile<BN, !B_N_CONTIG, !B_N_CONTIG && SWIZZLE_B>;
 constexpr int STAGE_BYTES = TileA::kBytes + TileB::kBytes;
-constexpr unsigned LOAD_BYTES = (BM + BN) * BK * 4;  // what TMA writes into a stage
+// What TMA writes into a stage, and whether the producer's threads copy an operand (rows off 16 bytes).
+constexpr unsigned TMA_BYTES = ((A_VEC ? BM : 0) + (B_VEC ? BN : 0)) * BK * 4;
+constexpr bool COPIES = !A_VEC || !B_VEC;
+constexpr int PRODUCERS = 128;  // the producer warpgroup
 
 // Which rows and columns of the block tile a consumer thread owns. Along a dimension the operand
 // is contiguous in (outer-contiguous tile), 4 adjacent values per 16-byte load: sub-tiles of 4
 // strided across the warp tile, as warptiled. Along one it is not (K-contiguous tile), one value
-// per load: interleaved, so that a quarter-warp reads adjacent rows (see above). at(i): the
-// position in shared memory; row(i): the row (column) of C, which differ in a view-major tile.
-template <int LANES, bool K_CONTIG, int OUTER, bool VIEWS>
+// per load: interleaved, so that a quarter-warp reads adjacent rows (see above).
+template <int LANES, bool K_CONTIG>
 struct Owned {
-  int first;  // the thread's first position in the block tile
+  int first;  // the thread's first row (column) in the block tile
   __device__ Owned(int warp_origin, int lane_index)
       : first(warp_origin + (K_CONTIG ? lane_index : lane_index * 4)) {}
   __device__ int at(int i) const { return K_CONTIG ? first + i * LANES : first + (i / 4) * LANES * 4 + i % 4; }
-  __device__ int row(int i) const { return K_CONTIG && VIEWS ? views::row_at(at(i), OUTER) : at(i); }
 };
 
 // Which tile a unit of the schedule computes, in bands of GROUP tile rows.
@@ -104,60 +104,28 @@ __device__ inline void tile_origin(const tail::Unit& w, long long tiles_m, long 
   m0 = tm * BM, n0 = tn * BN;
 }
 
-// One operand's K tile at (outer0, k0): one box, or one from each residue view (a view without
-// rows loads nothing: its quarter of every slot was zeroed once, zero_missing_views).
-template <class Tile, bool K_CONTIG, bool VIEWS>
-__device__ inline void load_tile(unsigned char* dst, const unsigned long long (&map)[16],
-                                 const unsigned long long (&more)[3][16], const int (&shift)[4], int outer0, int k0,
-                                 unsigned long long* bar) {
-  if (!VIEWS) {
-    if (K_CONTIG) hopper::tma_load_2d(dst, map, k0, outer0, bar);
-    else hopper::tma_load_2d(dst, map, outer0, k0, bar);
-    return;
-  }
-#pragma unroll
-  for (int r = 0; r < views::kViews; ++r) {
-    if (shift[r] < 0) continue;
-    const void* view = r ? more[r - 1] : map;
-    unsigned char* box = dst + r * Tile::kViewBytes;
-    if (K_CONTIG) hopper::tma_load_2d(box, view, k0 + shift[r], outer0 / views::kViews, bar);
-    else hopper::tma_load_2d(box, view, outer0 + shift[r], k0 / views::kViews, bar);
+// One operand's K tile at (outer0, k0) copied by producer thread `t` of PRODUCERS into the layout
+// TMA would give it: consecutive threads along the contiguous dimension (one warp's copies read
+// consecutive floats), zeros outside the matrix.
+template <class Tile, int OUTER, bool K_CONTIG>
+__device__ inline void copy_tile(unsigned char* dst, const gl::Operand& x, long long outer0, long long k0, int t) {
+  constexpr int kLine = K_CONTIG ? BK : OUTER;  // floats along the contiguous dimension
+#pragma unroll 4
+  for (int e = t; e < OUTER * BK; e += PRODUCERS) {
+    const int along = e % kLine, across = e / kLine;
+    const int o = K_CONTIG ? across : along, k = K_CONTIG ? along : across;
+    const bool valid = x.in(outer0 + o, k0 + k);
+    gl::cp_async4(reinterpret_cast<float*>(dst + Tile::offset(o, k)), valid ? x.at(outer0 + o, k0 + k) : x.p, valid);
   }
 }
 
-// The bytes TMA writes into a stage: an operand of fewer than four rows (or k) has views without
-// rows, whose quarters nothing loads.
-__device__ inline unsigned stage_load_bytes(const TensorMaps& maps) {
-  unsigned bytes = LOAD_BYTES;
-#pragma unroll
-  for (int r = 0; r < views::kViews; ++r) {
-    if (!A_VEC && maps.a_shift[r] < 0) bytes -= TileA::kViewBytes;
-    if (!B_VEC && maps.b_shift[r] < 0) bytes -= TileB::kViewBytes;
-  }
-  return bytes;
-}
-
-// Zeros, in every slot, the quarters of views without rows: rows of a K-contiguous tile past the
-// matrix, or k past K in an outer-contiguous one, which must add nothing. All threads, before the
-// pipeline starts.
-__device__ inline void zero_missing_views(const TensorMaps& maps, float* smem) {
-  if (A_VEC && B_VEC) return;
-  for (int r = 0; r < views::kViews; ++r)
-    for (int b = 0; b < 2; ++b) {
-      if (b ? B_VEC || maps.b_shift[r] >= 0 : A_VEC || maps.a_shift[r] >= 0) continue;
-      const int bytes = b ? TileB::kViewBytes : TileA::kViewBytes, at = (b ? TileA::kBytes : 0) + r * bytes;
-      for (int s = 0; s < STAGES; ++s)
-        for (int i = threadIdx.x; i < bytes / 16; i += blockDim.x)
-          reinterpret_cast<float4*>(reinterpret_cast<unsigned char*>(smem) + s * STAGE_BYTES + at)[i] =
-              make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-}
-
-// The producer: one thread issues the loads of every K tile of every unit this block computes.
-__device__ inline void produce(const TensorMaps& maps, float* smem, unsigned long long* full, unsigned long long* empty,
-                               const tail::Schedule& plan, long long tiles_m, long long tiles_n, long long worker,
-                               long long workers) {
-  const unsigned bytes = stage_load_bytes(maps);
+// The producer: thread 0 of the warpgroup issues the TMA loads of every K tile of every unit this
+// block computes; where an operand is copied, every thread copies its share of it and arrives on
+// the stage's full barrier once its copies land (cp.async.mbarrier.arrive.noinc: the barrier
+// expects those PRODUCERS arrivals besides thread 0's).
+__device__ inline void produce(const GemmArgs& g, const TensorMaps& maps, float* smem, unsigned long long* full,
+                               unsigned long long* empty, const tail::Schedule& plan, long long tiles_m,
+                               long long tiles_n, long long worker, long long workers, int t) {
   int round_slot = 0;  // K tiles issued so far
   for (long long u = worker; u < plan.units(); u += workers) {
     const tail::Unit w = plan.unit(u);
@@ -166,12 +134,20 @@ __device__ inline void produce(const TensorMaps& maps, float* smem, unsigned lon
     for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
       const int s = round_slot % STAGES;
       hopper::mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
-      hopper::mbar_expect_bytes(&full[s], bytes);
       unsigned char* slot = reinterpret_cast<unsigned char*>(smem) + s * STAGE_BYTES;
       const int k0 = kt * BK;
-      load_tile<TileA, A_K_CONTIG, !A_VEC>(slot, maps.a, maps.a_views, maps.a_shift, int(m0), k0, &full[s]);
-      load_tile<TileB, !B_N_CONTIG, !B_VEC>(slot + TileA::kBytes, maps.b, maps.b_views, maps.b_shift, int(n0), k0,
-                                            &full[s]);
+      if (t == 0) {
+        hopper::mbar_expect_bytes(&full[s], TMA_BYTES);
+        if (A_VEC && A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, k0, int(m0), &full[s]);
+        if (A_VEC && !A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, int(m0), k0, &full[s]);
+        if (B_VEC && B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, int(n0), k0, &full[s]);
+        if (B_VEC && !B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, k0, int(n0), &full[s]);
+      }
+      if (COPIES) {
+        if (!A_VEC) copy_tile<TileA, BM, A_K_CONTIG>(slot, gl::operand_a(g), m0, k0, t);
+        if (!B_VEC) copy_tile<TileB, BN, !B_N_CONTIG>(slot + TileA::kBytes, gl::operand_b(g), n0, k0, t);
+        hopper::cp_async_arrive(&full[s]);
+      }
     }
   }
 }
@@ -273,8 +249,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
                                                                    STAGES * STAGE_BYTES);
   unsigned long long* empty = full + STAGES;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, CONSUMERS);
-  zero_missing_views(maps, smem);
+  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, CONSUMERS, COPIES ? 1 + PRODUCERS : 1);
   __syncthreads();
 
   // Every block of the grid is one worker of the schedule; gridDim.z is the split tail's ways.
@@ -285,13 +260,14 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
   if (warp >= CONSUMERS) {
     if (REBALANCE) regs_dealloc<PRODUCER_REGS>();
-    if (warp == CONSUMERS && lane == 0) produce(maps, smem, full, empty, plan, tiles_m, tiles_n, worker, workers);
+    const int t = threadIdx.x - 32 * CONSUMERS;
+    if (COPIES || t == 0) produce(g, maps, smem, full, empty, plan, tiles_m, tiles_n, worker, workers, t);
     return;
   }
   if (REBALANCE) regs_alloc<CONSUMER_REGS>();
 
-  const Owned<LANES_M, A_K_CONTIG, BM, !A_VEC> rows((warp / WARPS_N) * WM, lane / LANES_N);
-  const Owned<LANES_N, !B_N_CONTIG, BN, !B_VEC> cols((warp % WARPS_N) * WN, lane % LANES_N);
+  const Owned<LANES_M, A_K_CONTIG> rows((warp / WARPS_N) * WM, lane / LANES_N);
+  const Owned<LANES_N, !B_N_CONTIG> cols((warp % WARPS_N) * WN, lane % LANES_N);
   // Four adjacent columns per 16-byte store where the thread owns them (B outer-contiguous).
   const bool vec = B_N_CONTIG && C_VEC;
   __shared__ bool last_split;
@@ -331,12 +307,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     for (int i = 0; i < TM; ++i) {
       if (vec) {
 #pragma unroll
-        for (int j = 0; j < TN; j += 4) gl::store_c4(g, m0 + rows.row(i), n0 + cols.row(j), &acc[i][j], true);
+        for (int j = 0; j < TN; j += 4) gl::store_c4(g, m0 + rows.at(i), n0 + cols.at(j), &acc[i][j], true);
         continue;
       }
       if (!B_N_CONTIG) {
 #pragma unroll
-        for (int j = 0; j < TN; ++j) gl::store_c(g, m0 + rows.row(i), n0 + cols.row(j), acc[i][j]);
+        for (int j = 0; j < TN; ++j) gl::store_c(g, m0 + rows.at(i), n0 + cols.at(j), acc[i][j]);
         continue;
       }
       // Adjacent columns a float at a time (C's rows not 16-byte aligned): with beta, the row's old
@@ -345,9 +321,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       // before each write). Where B is K-contiguous the same cost 2 % at beta = 0 (perf-log 62).
       float old[TN];
 #pragma unroll
-      for (int j = 0; j < TN; ++j) old[j] = gl::old_c(g, m0 + rows.row(i), n0 + cols.row(j));
+      for (int j = 0; j < TN; ++j) old[j] = gl::old_c(g, m0 + rows.at(i), n0 + cols.at(j));
 #pragma unroll
-      for (int j = 0; j < TN; ++j) gl::store_c_old(g, m0 + rows.row(i), n0 + cols.row(j), acc[i][j], old[j]);
+      for (int j = 0; j < TN; ++j) gl::store_c_old(g, m0 + rows.at(i), n0 + cols.at(j), acc[i][j], old[j]);
     }
   }
 }
