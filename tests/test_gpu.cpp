@@ -1221,7 +1221,7 @@ TEST(Gpu, TransposedProductReadsTheLargeOperandInPlace) {
 }
 
 // hopper-simt reads the caller's operands through TMA, which needs 16-byte rows: every layout and
-// transpose, with leading dimensions as given or padded (odd ones copied by the producer threads), edges in
+// transpose, with leading dimensions as given or padded (odd ones run from staged copies), edges in
 // M, N and K (K under one tile, tails of every tile side), alpha and beta, split-K.
 TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
   REQUIRE_GPU();
@@ -1263,7 +1263,7 @@ TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
         p.trans_a = t & 1 ? Trans::yes : Trans::no, p.trans_b = t & 2 ? Trans::yes : Trans::no;
         p.alpha = 1.5f, p.beta = t == 3 ? -0.5f : 0.0f;
         p = normalized(p);
-        // Half the problems with 16-byte rows (one box per operand), half as they come (copied where odd).
+        // Half the problems with 16-byte rows (read in place), half as they come (staged where odd).
         if (ran % 2) p.lda = (p.lda + 3) / 4 * 4 + 4 * pad(rng), p.ldb = (p.ldb + 3) / 4 * 4 + 4 * pad(rng);
         else p.lda += pad(rng), p.ldb += pad(rng);
         p.ldc = p.ldc + pad(rng);  // C is written by threads, any ldc

@@ -628,11 +628,22 @@ TEST(HopperSimt, DescribesEachLayoutToTma) {
   EXPECT_NE(operand_map_problem(64, 64, 64, 1, false, buffer).find("stride 1"), std::string::npos);
   EXPECT_NE(operand_map_problem(1ll << 31, 64, 64, 1, true, buffer).find("2^31"), std::string::npos);
   EXPECT_EQ(operand_map_problem(64, 64, 64, 1, true, buffer), "");
-  // What the producer's copies read (any leading dimension, any address) and what nothing does
-  // (sizes, strides).
+  // What a staged copy fixes (leading dimension, address) and what it cannot (sizes, strides).
   EXPECT_EQ(operand_layout_problem(2049, 2049, 2049, 1, true), "");
   EXPECT_NE(operand_layout_problem(64, 64, 64, 1, false).find("stride 1"), std::string::npos);
   EXPECT_NE(operand_layout_problem(64, 1ll << 31, 1, 64, false).find("2^31"), std::string::npos);
+  auto st = operand_staging(2049, 1000, 1003, 1, true, buffer);  // op(A) 2049 x 1000, K-contiguous
+  EXPECT_EQ(st.rows, 2049);
+  EXPECT_EQ(st.row_floats, 1000);
+  EXPECT_EQ(st.stride, 1003);
+  EXPECT_EQ(st.pitch, 1000);
+  st = operand_staging(999, 64, 1, 1001, false, buffer);  // op(B)ᵀ 999 x 64, N-contiguous
+  EXPECT_EQ(st.rows, 64);
+  EXPECT_EQ(st.row_floats, 999);
+  EXPECT_EQ(st.stride, 1001);
+  EXPECT_EQ(st.pitch, 1000);
+  EXPECT_EQ(operand_staging(64, 64, 64, 1, true, buffer + 1).pitch, 64);  // unaligned start
+  EXPECT_EQ(operand_staging(64, 64, 64, 1, true, buffer).pitch, 0);       // read in place
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 128, 6), UsageError);  // 24-byte rows
   // Swizzled: a K-contiguous box of 32, 64 or 128-byte rows gets the swizzle of its row; an
   // outer-contiguous one is never swizzled; other row lengths are refused.
@@ -643,8 +654,7 @@ TEST(HopperSimt, DescribesEachLayoutToTma) {
   EXPECT_EQ(describe_operand_map(1000, 1024, 1, 1000, false, 128, 32, true).swizzle_bytes, 0u);
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 64, 64, true), UsageError);
   EXPECT_THROW(describe_operand_map(64, 64, 64, 1, true, 512, 16), UsageError);
-  // The family takes odd leading dimensions (copied by its producer threads); it refuses only what
-  // nothing reads.
+  // The family takes odd leading dimensions (staged); it refuses only what no copy fixes.
   const auto& f = *find_family("hopper-simt");
   auto v = parse_params(f, "");
   EXPECT_EQ(f.unsupported(v, normalized(Problem::square(4096))), "");

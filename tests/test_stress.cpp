@@ -68,7 +68,7 @@ TEST(Workspace, FallbackNeedsNoWorkspace) {
 
 TEST(Stress, GeneratorReachesEveryRoute) {
   const std::set<std::string> h100 = {"gemv",     "gemv unaligned", "gemv-route", "hopper-simt split-tail",
-                                      "hopper-simt copies", "hopper-simt split-tail copies unaligned", "warptiled",
+                                      "hopper-simt staged", "hopper-simt split-tail staged unaligned", "warptiled",
                                       "warptiled split-k", "wgmma", "wgmma split-tail", "wgmma transposed", "outer"};
   const std::set<std::string> a100 = {"gemv", "gemv-route", "warptiled", "warptiled split-k", "warptiled unaligned",
                                       "tf32-mma", "outer"};

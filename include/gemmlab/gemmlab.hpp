@@ -14,8 +14,8 @@
 // sm_90 needs no run-time compiler (elsewhere NVRTC compiles it once). The first call of a shape
 // plans the launch; later calls of the same shape, pointers' 16-byte alignment and stream only
 // launch. A first call may be inside a CUDA graph capture: its allocations use relaxed capture
-// mode and touch no stream. Each stream keeps one workspace (split-K partial sums, packed
-// operands), shared by its calls, whose launches are enqueued together under the stream's
+// mode and touch no stream. Each stream keeps one workspace (split-K partial sums, packed and
+// staged operands), shared by its calls, whose launches are enqueued together under the stream's
 // lock: threads may share a stream. A call inside a capture uses a workspace the graph owns (freed
 // when the graph is destroyed; two executable instances of one graph must not run at once, as with
 // a cuBLAS handle's workspace). All of it stays under a limit (below).
@@ -77,8 +77,8 @@ struct Choice {
 };
 Choice choose(const Problem& p, MathMode math = MathMode::strict_fp32);
 
-// Device memory the library holds for workspaces (split-K partial sums, packed operands,
-// arrival counters): the streams' and the live graphs', all devices together.
+// Device memory the library holds for workspaces (split-K partial sums, packed and staged
+// operands, arrival counters): the streams' and the live graphs', all devices together.
 size_t workspace_bytes_held();
 // The most it may hold: by default an eighth of the current device's memory when first asked.
 // A call whose plan would pass it takes other streams' idle workspaces, least recently used first,

@@ -111,13 +111,16 @@ struct Packing {
 // Families that read the caller's operands in place through TMA, in whatever layout they come (no
 // pre-pass): the box of one tile of op(A) (box_m x box_k) and of op(B)ᵀ (box_n x box_k). The
 // launcher encodes a descriptor per operand and call (launch/tma.hpp), passed as the kernel's
-// second parameter (TensorMaps); an operand of a variant that does not assume 16-byte rows has no
-// descriptor (the family's kernel copies it). Operands the family cannot read are refused.
+// second parameter (TensorMaps), and refuses operands TMA cannot read.
 struct TmaOperands {
   int box_m = 0, box_n = 0, box_k = 0;
   // Whether op(A)'s and op(B)ᵀ's boxes, where K-contiguous, are stored with TMA's swizzle of their
   // row length.
   bool swizzle_a = false, swizzle_b = false;
+  // The kernel of the family's source that copies an operand TMA cannot read as given to 16-byte
+  // rows, called as (float* dst, long long pitch, const float* src, long long stride, long long rows,
+  // long long row_floats) with 256-thread blocks.
+  const char* stage_entry = "gemm_stage_rows";
   bool used() const { return box_k > 0; }
 };
 

@@ -28,6 +28,20 @@ std::string operand_map_problem(long long outer, long long k, long long s_outer,
   return {};
 }
 
+OperandStaging operand_staging(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                               const void* base) {
+  if (operand_map_problem(outer, k, s_outer, s_k, k_contig, base).empty()) return {};
+  const long long row_floats = k_contig ? k : outer;
+  return {k_contig ? outer : k, row_floats, k_contig ? s_outer : s_k, (row_floats + 3) / 4 * 4};
+}
+
+ProblemStaging problem_staging(const Problem& c) {
+  static const float aligned[4] = {};
+  auto sa = op_a_strides(c), sb = op_b_strides(c);
+  return {operand_staging(c.m, c.k, sa.row, sa.col, c.trans_a == Trans::no, aligned),
+          operand_staging(c.n, c.k, sb.col, sb.row, c.trans_b == Trans::yes, aligned)};
+}
+
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
                                 int box_outer, int box_k, bool swizzle_k) {
   static const float aligned[4] = {};

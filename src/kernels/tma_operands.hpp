@@ -22,10 +22,27 @@ struct OperandMap {
 // Empty when TMA can read the operand in place; otherwise why not (one line).
 std::string operand_map_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
                                 const void* base);
-// What a TMA family cannot read at all (sizes, a strided contiguous dimension): empty when TMA can
-// read the operand in place, or the family's producer threads copy it (rows off 16 bytes).
+// What no copy of the operand fixes (sizes, a strided contiguous dimension): empty when TMA can
+// read it in place or from a staged copy (operand_staging).
 std::string operand_layout_problem(long long outer, long long k, long long s_outer, long long s_k, bool k_contig);
 
+// A copy of the operand TMA can read where the caller's cannot be (leading dimension not a
+// multiple of 4 floats, or a base not 16-byte aligned): `rows` rows of `row_floats` contiguous
+// floats, `stride` floats apart, copied to rows of `pitch` floats (row_floats rounded up to 4) in
+// a workspace, one 2-D memory copy per call. pitch = 0: read in place.
+struct OperandStaging {
+  long long rows = 0, row_floats = 0, stride = 0, pitch = 0;
+  long long floats() const { return pitch * rows; }
+};
+// How an operand that operand_layout_problem accepts is read: in place or staged.
+OperandStaging operand_staging(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                               const void* base);
+// op(A) and op(B)ᵀ of a row-major-C (canonical) problem whose operands start 16-byte aligned.
+struct ProblemStaging {
+  OperandStaging a, b;
+  long long floats() const { return a.floats() + b.floats(); }
+};
+ProblemStaging problem_staging(const Problem& canonical);
 // Throws UsageError with operand_map_problem's reason, or for a swizzle of another row length.
 OperandMap describe_operand_map(long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
                                 int box_outer, int box_k, bool swizzle_k = false);

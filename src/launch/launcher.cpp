@@ -174,10 +174,21 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       pack(args.b, args.b_col, args.b_row, pk.n, pk.b, 0);
     launch_gemm(plan, args, maps, stream);
   } else if (plan.tma.used) {
+    // A staged operand is copied row by row to 16-byte rows first (op(A) M x K, op(B)ᵀ N x K; the
+    // copy's rows follow the operand's contiguous dimension).
     const auto& t = plan.tma;
-    TensorMaps maps{};
-    if (!t.copy_a) encode_operand_map(maps.a, args.a, t.a);
-    if (!t.copy_b) encode_operand_map(maps.b, args.b, t.b);
+    auto read_from = [&](const float* x, const OperandStaging& st, float* staged) -> const float* {
+      if (!st.pitch) return x;
+      long long pitch = st.pitch, stride = st.stride, rows = st.rows, row_floats = st.row_floats;
+      void* args_stage[] = {&staged, &pitch, &x, &stride, &rows, &row_floats};
+      const dim3 grid(unsigned(std::min<long long>((row_floats + 1023) / 1024, 64)),
+                      unsigned(std::min<long long>(rows, 65535)));
+      launch_kernel(t.stage, grid, dim3(256), 0, args_stage, stream, plan.dependent_launch);
+      return staged;
+    };
+    TensorMaps maps;
+    encode_operand_map(maps.a, read_from(args.a, t.stage_a, t.staged), t.a);
+    encode_operand_map(maps.b, read_from(args.b, t.stage_b, t.staged + t.stage_a.floats()), t.b);
     void* params[] = {&args, &maps};
     launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   } else {
@@ -197,6 +208,8 @@ FamilyLauncher::FamilyLauncher(const KernelFamily& f, ParamValues v, Ablation ab
 }
 
 FamilyLauncher::~FamilyLauncher() = default;
+
+void bind_staged(LaunchPlan& plan, float* buffer) { plan.tma.staged = buffer; }
 
 void bind_packed(LaunchPlan& plan, float* buffer) {
   auto& pk = plan.packed;
@@ -232,6 +245,8 @@ size_t FamilyLauncher::workspace_bytes(const Problem& p) const {
     PackedOperands pk{nullptr, nullptr, spec, packed_row(c.k, spec), c.m, c.n, c.k};
     floats += pk.floats();
   }
+  // Staged copies, for operands at 16-byte aligned addresses.
+  if (family_.tma_operands(values_).used()) floats += size_t(problem_staging(c).floats());
   return floats * sizeof(float) + size_t(family_.workspace_counters(values_, c)) * sizeof(unsigned);
 }
 
@@ -299,14 +314,27 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     if (shared_buffers) bind_packed(plan, static_cast<float*>(packed_.get(plan.packed.floats() * sizeof(float), false)));
   }
   if (auto t = family_.tma_operands(values_); t.used()) {
+    // The operands' own addresses are known only per call: those TMA cannot read in place are staged.
+    const float* ca = plan.swap_operands ? b : a;
+    const float* cb = plan.swap_operands ? a : b;
     for (auto why : {operand_layout_problem(c.m, c.k, sa.row, sa.col, var.a_k_contig),
                      operand_layout_problem(c.n, c.k, sb.col, sb.row, !var.b_n_contig)})
       if (!why.empty()) throw UsageError(family_.name() + ": " + why);
     auto& tp = plan.tma;
     tp.used = true;
-    tp.copy_a = !var.a_vec, tp.copy_b = !var.b_vec;
-    if (!tp.copy_a) tp.a = describe_operand_map(c.m, c.k, sa.row, sa.col, var.a_k_contig, t.box_m, t.box_k, t.swizzle_a);
-    if (!tp.copy_b) tp.b = describe_operand_map(c.n, c.k, sb.col, sb.row, !var.b_n_contig, t.box_n, t.box_k, t.swizzle_b);
+    tp.stage = k.stage;
+    tp.stage_a = operand_staging(c.m, c.k, sa.row, sa.col, var.a_k_contig, ca);
+    tp.stage_b = operand_staging(c.n, c.k, sb.col, sb.row, !var.b_n_contig, cb);
+    // A staged operand's descriptor: rows of `pitch` floats.
+    auto described = [&t](long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
+                          const OperandStaging& st, int box_outer, bool swizzle) {
+      if (st.pitch) s_outer = k_contig ? st.pitch : 1, s_k = k_contig ? 1 : st.pitch;
+      return describe_operand_map(outer, k, s_outer, s_k, k_contig, box_outer, t.box_k, swizzle);
+    };
+    tp.a = described(c.m, c.k, sa.row, sa.col, var.a_k_contig, tp.stage_a, t.box_m, t.swizzle_a);
+    tp.b = described(c.n, c.k, sb.col, sb.row, !var.b_n_contig, tp.stage_b, t.box_n, t.swizzle_b);
+    if (shared_buffers && tp.staged_floats())
+      bind_staged(plan, static_cast<float*>(staged_.get(tp.staged_floats() * sizeof(float), false)));
   }
   if (plan.splits > 1 && k.reduce) {
     plan.reduce = k.reduce;
@@ -352,6 +380,7 @@ FamilyLauncher::Loaded& FamilyLauncher::load(const Variant& v, const LaunchGeome
     if (auto spec = family_.packing(values_); spec.planes > 0) k.pack = k.module.kernel(spec.entry);
     if (auto spec = family_.packing(values_); spec.int8()) k.scan = k.module.kernel(spec.scan_entry);
     if (!family_.reduce_entry().empty()) k.reduce = k.module.kernel(family_.reduce_entry());
+    if (auto t = family_.tma_operands(values_); t.used()) k.stage = k.module.kernel(t.stage_entry);
     GEMMLAB_CUDA(cudaFuncGetAttributes(&k.attrs, reinterpret_cast<const void*>(k.kernel)));
     it = loaded_.emplace(key, std::move(k)).first;
   }

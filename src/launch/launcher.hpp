@@ -50,12 +50,15 @@ struct PackedOperands {
 };
 
 // Operands read through TMA (KernelFamily::tma_operands): their descriptors without the base
-// address, which each launch adds. An operand of the variant that does not assume 16-byte rows
-// (Variant::a_vec, b_vec) has no descriptor: the family's producer threads copy it.
+// address, which each launch adds. An operand TMA cannot read as given is copied first to a
+// staged one in `staged` (staged_floats() floats, bind_staged), where the descriptor points.
 struct TmaPlan {
   bool used = false;
+  cudaKernel_t stage = nullptr;  // the family's copy to 16-byte rows
   OperandMap a, b;
-  bool copy_a = false, copy_b = false;
+  OperandStaging stage_a, stage_b;  // pitch 0: in place
+  float* staged = nullptr;
+  size_t staged_floats() const { return size_t(stage_a.floats() + stage_b.floats()); }
 };
 
 struct LaunchPlan {
@@ -77,6 +80,10 @@ struct LaunchPlan {
   PackedOperands packed;        // spec.planes = 0: the family reads the operands as given
   TmaPlan tma;
 };
+
+// Places the plan's staged operands in `buffer` (tma.staged_floats() floats), which must outlive
+// every launch of the plan.
+void bind_staged(LaunchPlan& plan, float* buffer);
 
 // Places the plan's packed operands in `buffer` (packed.floats() floats) and encodes their TMA
 // descriptors: the buffer must outlive every launch of the plan.
@@ -142,6 +149,7 @@ class FamilyLauncher {
     Module module;
     cudaKernel_t kernel = nullptr;
     cudaKernel_t reduce = nullptr;
+    cudaKernel_t stage = nullptr;
     cudaKernel_t pack = nullptr;  // the operand pre-pass, when the family packs
     cudaKernel_t scan = nullptr;  // its first pass (Packing::int8)
     cudaFuncAttributes attrs{};
@@ -166,7 +174,7 @@ class FamilyLauncher {
   std::optional<DeviceInfo> device_;
   std::map<std::string, Loaded> loaded_;
   const Loaded* last_ = nullptr;
-  Buffer workspace_, counters_, packed_;
+  Buffer workspace_, counters_, packed_, staged_;
 };
 
 }  // namespace gemmlab

@@ -10,6 +10,7 @@
 #include "kernels/family.hpp"
 #include "kernels/common/ozaki_math.cuh"
 #include "kernels/common/split_tail.cuh"
+#include "kernels/tma_operands.hpp"
 #include "launch/launcher.hpp"
 
 namespace gemmlab {
@@ -439,6 +440,19 @@ Estimate outer_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   return e;
 }
 
+// A family that reads its operands through TMA copies those it cannot read as given (leading
+// dimension not a multiple of 4 floats) to a staged workspace first: one 2-D copy each, read and
+// written once. (Operands at unaligned addresses are staged too; the model assumes aligned ones.)
+void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, const ParamValues& v, Estimate& e) {
+  if (!f.tma_operands(v).used()) return;
+  const auto staging = problem_staging(p);
+  for (auto st : {staging.a, staging.b})
+    if (st.pitch) {
+      e.us += 4.0 * double(st.rows) * double(st.row_floats + st.pitch) / (gpu.dram_gbps * 1e9) * 1e6 + kLaunchUs;
+      e.workspace += size_t(st.floats()) * sizeof(float);
+    }
+}
+
 // A persistent kernel (one block per SM walking BM x BN tiles) with a split tail of s ways
 // (split_tail.cuh): whole waves of whole tiles, then rounds of split units, each split's partial
 // sums written and read back by the tile's last split at one SM's share of the L2 bandwidth.
@@ -716,6 +730,7 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
           if (x.workspace <= (packed ? pack_cap : split_cap) && x.us < e.us) e = x;
         }
         if (e.us == INFINITY) continue;
+        if (!packed) add_staging(gpu, q, *c.f, c.v, e);
         if (e.workspace > max_workspace) continue;
       } else {
         const auto g = c.f->geometry(c.v, q);
@@ -733,6 +748,7 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
           if (x.us < e.us) e = x;
         }
         if (e.us == INFINITY) continue;
+        add_staging(gpu, q, *c.f, c.v, e);
         if (e.workspace > max_workspace) continue;
       }
       out.push_back({&c, e});

@@ -120,7 +120,7 @@ void zero_aside(void* p, size_t bytes) {
 size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 // A launch plan and what it needs of its stream's workspace: floats for split-K's partial sums,
-// then the packed operands (each from a 256-byte boundary), and arrival counters.
+// then the packed and the staged operands (each from a 256-byte boundary), and arrival counters.
 // A vector route's plan is a GEMV plan whose matrix may be the call's B: `swap` says the call's
 // pointers trade places.
 struct Plan {
@@ -128,12 +128,12 @@ struct Plan {
   bool swap = false;
   std::string what;        // for messages
   std::string range;       // the NVTX range of its calls: operation, shape, mode, kernel configuration
-  size_t float_bytes = 0;  // split-K + packed
+  size_t float_bytes = 0;  // split-K + packed + staged
   size_t counter_bytes = 0;
   uint64_t bound = 0;      // the workspace generation the plan's pointers point into (0: none yet)
   std::unique_ptr<Plan> fallback;  // the plan that needs no workspace, made when one cannot be had
   size_t bytes() const { return float_bytes + counter_bytes; }
-  // Points the plan into a workspace: partial sums, packed operands.
+  // Points the plan into a workspace: partial sums, packed operands, staged operands.
   void bind(float* floats, unsigned* counters) {
     size_t at = 0;
     auto carve = [&](size_t n) {
@@ -144,6 +144,7 @@ struct Plan {
     if (plan.workspace_floats) plan.args.workspace = carve(plan.workspace_floats);
     if (plan.counter_count) plan.args.counters = counters;
     if (size_t n = plan.packed.floats()) bind_packed(plan, carve(n));
+    if (size_t n = plan.tma.staged_floats()) bind_staged(plan, carve(n));
   }
 };
 
@@ -516,11 +517,11 @@ class Library {
     };
     Choice ch = d.choice;
     owned->plan = plan_of(ch);
-    // The model assumes aligned operands: one at an odd address is packed in a workspace.
+    // The model assumes aligned operands: one at an odd address is staged or packed in a workspace.
     // Without one: a GEMV in one split (its reduction in the block), a GEMM on its family's
     // defaults (warptiled: no split, operands read as given).
     const auto& lp = owned->plan;
-    if (no_workspace && (lp.workspace_floats || lp.counter_count || lp.packed.floats())) {
+    if (no_workspace && (lp.workspace_floats || lp.counter_count || lp.packed.floats() || lp.tma.staged_floats())) {
       if (d.problem.op == Op::gemv) ch.params = unsplit_gemv(ch.family, ch.params);
       else ch = table_choice(device, p, "no workspace to be had", math, false, /*defaults_only=*/true);
       owned->plan = plan_of(ch);
@@ -530,7 +531,8 @@ class Library {
     owned->range = (p.op == Op::gemm ? "sgemm " : "s") + describe(p) + " " + to_string(math) + ": " +
                    (d.route == Route::gemm ? "" : "as " + describe(d.problem) + ", ") + ch.family + " " + ch.params +
                    (no_workspace ? " (no workspace)" : "");
-    owned->float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float));
+    owned->float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float)) +
+                         round_up(plan.tma.staged_floats() * sizeof(float));
     owned->counter_bytes = plan.counter_count * sizeof(unsigned);
     return owned;
   }

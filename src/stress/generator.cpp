@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "stress/stress.hpp"
+#include "kernels/tma_operands.hpp"
 #include "launch/launcher.hpp"
 #include "library/dispatch.hpp"
 
@@ -14,7 +15,7 @@ std::string to_string(StressKind k) {
     case StressKind::vector: return "vector";
     case StressKind::split_k: return "split-k";
     case StressKind::large: return "large";
-    case StressKind::odd_rows: return "odd-rows";
+    case StressKind::staged: return "staged";
     case StressKind::tiny_k: return "tiny-k";
     case StressKind::skinny: return "skinny";
   }
@@ -43,10 +44,10 @@ StressGenerator::StressGenerator(uint64_t seed, int fresh_percent, int graph_per
 StressCase StressGenerator::fresh() {
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); };
   auto coin = [&](int percent) { return int(rng_() % 100) < percent; };
-  // Weights: the routes most likely to hide a fault (split reductions, copied operands) come often.
+  // Weights: the routes most likely to hide a fault (split reductions, staged copies) come often.
   static const std::pair<StressKind, int> kinds[] = {{StressKind::gemv, 10},   {StressKind::vector, 10},
                                                      {StressKind::split_k, 20}, {StressKind::large, 25},
-                                                     {StressKind::odd_rows, 10}, {StressKind::tiny_k, 10},
+                                                     {StressKind::staged, 10}, {StressKind::tiny_k, 10},
                                                      {StressKind::skinny, 15}};
   int w = int(rng_() % 100);
   StressCase c;
@@ -73,7 +74,7 @@ StressCase StressGenerator::fresh() {
       else m = pick(500, 1000), n = 4 * pick(50, 125), k = 4 * pick(2500, 10000);  // rows TMA reads in place
       break;
     case StressKind::large:
-    case StressKind::odd_rows: m = pick(300, 2500), n = pick(300, 2500), k = pick(64, 2500); break;
+    case StressKind::staged: m = pick(300, 2500), n = pick(300, 2500), k = pick(64, 2500); break;
     case StressKind::tiny_k: m = pick(200, 2000), n = pick(200, 2000), k = pick(1, 40); break;
     case StressKind::skinny:
       if (coin(50)) m = pick(2, 16), n = pick(100, 3000);
@@ -88,12 +89,12 @@ StressCase StressGenerator::fresh() {
                                          : problem_of_shape(Op::gemm, {m, n, k}, layout, ta, tb);
   if (c.kind == StressKind::gemv) c.mode = MathMode::strict_fp32;  // sgemv has no mode
   const Problem tight = normalized(p);
-  // Padded leading dimensions; an odd-rows case makes them odd, which hopper-simt's producer threads copy.
+  // Padded leading dimensions; a staged case makes them odd, which TMA cannot read in place.
   auto padded = [&](int64_t ld, bool odd) {
     if (odd) return ld % 4 ? ld : ld + pick(1, 3);
     return coin(30) ? ld + pick(1, 5) : ld;
   };
-  const bool odd = c.kind == StressKind::odd_rows;
+  const bool odd = c.kind == StressKind::staged;
   p.lda = padded(stored_a(tight).min_ld(), odd);
   if (p.op == Op::gemm) {
     p.ldb = padded(stored_b(tight).min_ld(), odd);
@@ -137,8 +138,8 @@ std::string stress_route(const StressCase& c, const GpuModel& gpu) {
   std::string r = d.family == "tf32" ? "tf32-mma" : d.family;
   if (auto& f = *find_family(d.family); f.transposes(parse_params(f, d.params))) r += " transposed";
   if (d.splits > 1) r += d.family == "warptiled" ? " split-k" : " split-tail";
-  // The library runs the variant for none aligned unless all three are (whole alignment).
-  if (d.family == "hopper-simt" && (p.lda % 4 || p.ldb % 4 || p.ldc % 4 || unaligned)) r += " copies";
+  const auto st = problem_staging(p);
+  if (d.family == "hopper-simt" && (st.a.pitch || st.b.pitch || c.offset_a % 4 || c.offset_b % 4)) r += " staged";
   return r + tail;
 }
 

@@ -22,7 +22,7 @@ struct GpuModel;
 
 // What a case exercises: the kind it was drawn as decides the shape class; the route is what the
 // library's dispatcher makes of it on a GPU (stress_route).
-enum class StressKind { gemv, vector, split_k, large, odd_rows, tiny_k, skinny };
+enum class StressKind { gemv, vector, split_k, large, staged, tiny_k, skinny };
 std::string to_string(StressKind k);
 
 struct StressCase {
@@ -58,7 +58,7 @@ class StressGenerator {
 
 // The route a case takes on a GPU the dispatcher's model describes, as the report names it:
 // "gemv", "gemv-route" (a GEMM call with M or N = 1), "hopper-simt", "hopper-simt split-tail",
-// "hopper-simt copies" (operands its producer threads copy), "warptiled", "warptiled split-k", "wgmma", "wgmma split-tail", "tf32-mma",
+// "hopper-simt staged", "warptiled", "warptiled split-k", "wgmma", "wgmma split-tail", "tf32-mma",
 // "vectorized"; " unaligned" is appended when
 // a pointer is off 16-byte alignment. The built-in table can pick differently for its exact squares.
 std::string stress_route(const StressCase& c, const GpuModel& gpu);

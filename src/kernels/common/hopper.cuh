@@ -26,11 +26,6 @@ __device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.
 __device__ inline void mbar_arrive(unsigned long long* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
-// An arrival on `bar` once this thread's cp.async copies issued so far have landed; counted among
-// the barrier's expected arrivals (.noinc: the count it was initialised with includes it).
-__device__ inline void cp_async_arrive(unsigned long long* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
 // Orders this thread's generic-proxy accesses to shared memory (plain loads and stores) before
 // later async-proxy ones (TMA): a slot read with LDS is handed back to a TMA producer only after
 // the reads are done.
@@ -66,12 +61,12 @@ __device__ inline void named_arrive(int id, int threads) {
 // the shared address space and reads the tiles with LDS.
 __device__ inline unsigned char* align_1024(unsigned char* p) { return p + ((1024 - (smem_addr(p) & 1023)) & 1023); }
 
-// A TMA pipeline's barriers, by one thread: each slot's full barrier completes on `fills` producer
-// arrivals and the bytes of its loads, its empty barrier on `releases` consumer arrivals.
+// A TMA pipeline's barriers, by one thread: each slot's full barrier completes on the producer's
+// arrival and the bytes of its loads, its empty barrier on `releases` consumer arrivals.
 __device__ inline void init_pipeline(unsigned long long* full, unsigned long long* empty, int stages,
-                                     unsigned releases, unsigned fills = 1) {
+                                     unsigned releases) {
   for (int s = 0; s < stages; ++s) {
-    mbar_init(&full[s], fills);
+    mbar_init(&full[s], 1);
     mbar_init(&empty[s], releases);
   }
   fence_barrier_init();
@@ -319,6 +314,22 @@ __device__ inline void each_element(T (&acc)[MW][R], long long r0, long long c0,
     f(r + 8, c, d[2]);
     f(r + 8, c + 1, d[3]);
   });
+}
+
+// An operand TMA cannot read as given (rows not 16-byte aligned) copied to rows of `pitch` floats
+// that it can: a block row per 256 x 4 floats of a source row, each thread reading 4 floats (a
+// warp's reads are 512 contiguous bytes, whatever the source's alignment) and writing them as one
+// 16-byte store. Columns past `row_floats` in the last store are zeros (TMA never reads them).
+__device__ inline void stage_rows(float* dst, long long pitch, const float* src, long long stride, long long rows,
+                                  long long row_floats) {
+  const long long quads = (row_floats + 3) / 4;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y)
+    for (long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x; q < quads; q += (long long)gridDim.x * blockDim.x) {
+      const float* from = src + r * stride + 4 * q;
+      const long long left = row_floats - 4 * q;
+      const float4 v = make_float4(from[0], left > 1 ? from[1] : 0.0f, left > 2 ? from[2] : 0.0f, left > 3 ? from[3] : 0.0f);
+      *reinterpret_cast<float4*>(dst + r * pitch + 4 * q) = v;
+    }
 }
 
 }  // namespace hopper

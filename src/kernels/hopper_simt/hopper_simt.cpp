@@ -94,10 +94,10 @@ class HopperSimt final : public KernelFamily {
   }
   TmaOperands tma_operands(const ParamValues& v) const override {
     auto& t = v.at("tile");
-    return {t[0], t[1], t[2], swizzled(v).a, swizzled(v).b};
+    return {t[0], t[1], t[2], swizzled(v).a, swizzled(v).b, "gemm_stage_rows"};
   }
-  // What the operands' layout must give (the unaligned variants copy an operand whose leading
-  // dimension or address TMA cannot read with the producer warpgroup's threads).
+  // What TMA needs of the operands' layout that no staged copy gives (the launcher stages an
+  // operand whose leading dimension or address TMA cannot read as given).
   std::string unsupported(const ParamValues&, const Problem& p) const override {
     auto sa = op_a_strides(p), sb = op_b_strides(p);
     if (auto why = operand_layout_problem(p.m, p.k, sa.row, sa.col, p.trans_a == Trans::no); !why.empty())
@@ -106,9 +106,8 @@ class HopperSimt final : public KernelFamily {
       return "B: " + why;
     return {};
   }
-  // Per block and K tile: a TMA load per operand, or (rows off 16 bytes) the producer warpgroup's
-  // 4-byte copies of its tile; per consumer warp and chunk of 4 k: TM + TN 16-byte shared loads.
-  // The split tail's splits each store partial sums.
+  // Per block and K tile: two TMA loads (no load instructions in any thread); per consumer warp and
+  // chunk of 4 k: TM + TN 16-byte shared loads. The split tail's splits each store partial sums.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
     auto &t = v.at("tile"), &r = v.at("vpt");
     const auto tl = tiling(p, v);
@@ -116,8 +115,8 @@ class HopperSimt final : public KernelFamily {
     const double consumer_warps = this->consumer_warps(v), chunks = t[2] / 4.0;
     KernelModel m;
     m.global_load_inst = 0;
-    m.tma_load_inst = tl.blocks * tl.ktiles * ((var.a_vec ? 1 : 0) + (var.b_vec ? 1 : 0));
-    m.global_async_inst = tl.blocks * tl.ktiles * ((var.a_vec ? 0 : t[0]) + (var.b_vec ? 0 : t[1])) * t[2] / 32.0;
+    m.global_async_inst = 0;
+    m.tma_load_inst = tl.blocks * tl.ktiles * 2;
     m.global_load_bytes = tl.blocks * tl.ktiles * 4.0 * (t[0] + t[1]) * t[2];
     m.shared_load_inst = tl.blocks * tl.ktiles * consumer_warps * chunks * (r[0] + r[1]);
     m.shared_load_bytes = m.shared_load_inst * 32 * 16;

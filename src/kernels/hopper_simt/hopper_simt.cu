@@ -26,12 +26,6 @@
 // several rows of that operand's tile) have TMA store such a tile with the swizzle of its row
 // length (32, 64 or 128 bytes): the 16-byte chunks of each 128-byte line trade places by XOR with
 // the line's position in its 1024-byte period, so the 8 rows' chunks land in 8 different bank groups.
-//
-// An operand whose rows TMA cannot address (the variants without A_VEC, B_VEC: a leading dimension
-// off 4 floats, or a base off 16 bytes; TMA also needs each box's first column 16-byte aligned, so
-// no descriptor of such rows serves) is copied by the producer warpgroup's 128 threads: 4-byte
-// cp.async into the layout TMA would give its tile (swizzle included), each thread's copies
-// arriving on the stage's full barrier as they land. No staged copy, no extra launch.
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "split_tail.cuh"
@@ -62,11 +56,6 @@ template <int OUTER, bool K_CONTIG, bool SWIZZLED>
 struct TmaTile {
   static constexpr int kBytes = (OUTER * BK * 4 + 1023) / 1024 * 1024;
   static_assert(!SWIZZLED || (K_CONTIG && (BK == 8 || BK == 16 || BK == 32)), "swizzled rows are 32 to 128 bytes");
-  // Where element (o, k) lies, in bytes from the tile's start: what a copy into the tile follows.
-  __device__ static unsigned offset(int o, int k) {
-    const unsigned at = 4u * unsigned(K_CONTIG ? o * BK + k : k * OUTER + o);
-    return SWIZZLED ? tma::swizzled(at, BK * 4) : at;
-  }
   // K_CONTIG: k .. k+3 of row o (k a multiple of 4); otherwise rows o .. o+3 (o a multiple of 4) at k.
   __device__ static float4 read4(const float* s, int o, int k) {
     if (!SWIZZLED) return *reinterpret_cast<const float4*>(s + (K_CONTIG ? o * BK + k : k * OUTER + o));
@@ -79,10 +68,6 @@ struct TmaTile {
 using TileA = TmaTile<BM, A_K_CONTIG, A_K_CONTIG && SWIZZLE_A>;
 using TileB = TmaTile<BN, !B_N_CONTIG, !B_N_CONTIG && SWIZZLE_B>;
 constexpr int STAGE_BYTES = TileA::kBytes + TileB::kBytes;
-// What TMA writes into a stage, and whether the producer's threads copy an operand (rows off 16 bytes).
-constexpr unsigned TMA_BYTES = ((A_VEC ? BM : 0) + (B_VEC ? BN : 0)) * BK * 4;
-constexpr bool COPIES = !A_VEC || !B_VEC;
-constexpr int PRODUCERS = 128;  // the producer warpgroup
 
 // Which rows and columns of the block tile a consumer thread owns. Along a dimension the operand
 // is contiguous in (outer-contiguous tile), 4 adjacent values per 16-byte load: sub-tiles of 4
@@ -104,28 +89,10 @@ __device__ inline void tile_origin(const tail::Unit& w, long long tiles_m, long 
   m0 = tm * BM, n0 = tn * BN;
 }
 
-// One operand's K tile at (outer0, k0) copied by producer thread `t` of PRODUCERS into the layout
-// TMA would give it: consecutive threads along the contiguous dimension (one warp's copies read
-// consecutive floats), zeros outside the matrix.
-template <class Tile, int OUTER, bool K_CONTIG>
-__device__ inline void copy_tile(unsigned char* dst, const gl::Operand& x, long long outer0, long long k0, int t) {
-  constexpr int kLine = K_CONTIG ? BK : OUTER;  // floats along the contiguous dimension
-#pragma unroll 4
-  for (int e = t; e < OUTER * BK; e += PRODUCERS) {
-    const int along = e % kLine, across = e / kLine;
-    const int o = K_CONTIG ? across : along, k = K_CONTIG ? along : across;
-    const bool valid = x.in(outer0 + o, k0 + k);
-    gl::cp_async4(reinterpret_cast<float*>(dst + Tile::offset(o, k)), valid ? x.at(outer0 + o, k0 + k) : x.p, valid);
-  }
-}
-
-// The producer: thread 0 of the warpgroup issues the TMA loads of every K tile of every unit this
-// block computes; where an operand is copied, every thread copies its share of it and arrives on
-// the stage's full barrier once its copies land (cp.async.mbarrier.arrive.noinc: the barrier
-// expects those PRODUCERS arrivals besides thread 0's).
-__device__ inline void produce(const GemmArgs& g, const TensorMaps& maps, float* smem, unsigned long long* full,
-                               unsigned long long* empty, const tail::Schedule& plan, long long tiles_m,
-                               long long tiles_n, long long worker, long long workers, int t) {
+// The producer: one thread issues both loads of every K tile of every unit this block computes.
+__device__ inline void produce(const TensorMaps& maps, float* smem, unsigned long long* full, unsigned long long* empty,
+                               const tail::Schedule& plan, long long tiles_m, long long tiles_n, long long worker,
+                               long long workers) {
   int round_slot = 0;  // K tiles issued so far
   for (long long u = worker; u < plan.units(); u += workers) {
     const tail::Unit w = plan.unit(u);
@@ -134,20 +101,13 @@ __device__ inline void produce(const GemmArgs& g, const TensorMaps& maps, float*
     for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
       const int s = round_slot % STAGES;
       hopper::mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
+      hopper::mbar_expect_bytes(&full[s], STAGE_BYTES);
       unsigned char* slot = reinterpret_cast<unsigned char*>(smem) + s * STAGE_BYTES;
       const int k0 = kt * BK;
-      if (t == 0) {
-        hopper::mbar_expect_bytes(&full[s], TMA_BYTES);
-        if (A_VEC && A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, k0, int(m0), &full[s]);
-        if (A_VEC && !A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, int(m0), k0, &full[s]);
-        if (B_VEC && B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, int(n0), k0, &full[s]);
-        if (B_VEC && !B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, k0, int(n0), &full[s]);
-      }
-      if (COPIES) {
-        if (!A_VEC) copy_tile<TileA, BM, A_K_CONTIG>(slot, gl::operand_a(g), m0, k0, t);
-        if (!B_VEC) copy_tile<TileB, BN, !B_N_CONTIG>(slot + TileA::kBytes, gl::operand_b(g), n0, k0, t);
-        hopper::cp_async_arrive(&full[s]);
-      }
+      if (A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, k0, int(m0), &full[s]);
+      else hopper::tma_load_2d(slot, &maps.a, int(m0), k0, &full[s]);
+      if (B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, int(n0), k0, &full[s]);
+      else hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, k0, int(n0), &full[s]);
     }
   }
 }
@@ -249,7 +209,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
                                                                    STAGES * STAGE_BYTES);
   unsigned long long* empty = full + STAGES;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, CONSUMERS, COPIES ? 1 + PRODUCERS : 1);
+  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, CONSUMERS);
   __syncthreads();
 
   // Every block of the grid is one worker of the schedule; gridDim.z is the split tail's ways.
@@ -260,8 +220,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
   if (warp >= CONSUMERS) {
     if (REBALANCE) regs_dealloc<PRODUCER_REGS>();
-    const int t = threadIdx.x - 32 * CONSUMERS;
-    if (COPIES || t == 0) produce(g, maps, smem, full, empty, plan, tiles_m, tiles_n, worker, workers, t);
+    if (warp == CONSUMERS && lane == 0) produce(maps, smem, full, empty, plan, tiles_m, tiles_n, worker, workers);
     return;
   }
   if (REBALANCE) regs_alloc<CONSUMER_REGS>();
@@ -326,4 +285,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       for (int j = 0; j < TN; ++j) gl::store_c_old(g, m0 + rows.at(i), n0 + cols.at(j), acc[i][j], old[j]);
     }
   }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    gemm_stage_rows(float* dst, long long pitch, const float* src, long long stride, long long rows, long long row_floats) {
+  follow_previous_grid();
+  hopper::stage_rows(dst, pitch, src, stride, rows, row_floats);
 }
