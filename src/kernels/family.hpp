@@ -117,9 +117,8 @@ struct TmaOperands {
   // Whether op(A)'s and op(B)ᵀ's boxes, where K-contiguous, are stored with TMA's swizzle of their
   // row length.
   bool swizzle_a = false, swizzle_b = false;
-  // The kernel of the family's source that copies an operand TMA cannot read as given to 16-byte
-  // rows, called as (float* dst, long long pitch, const float* src, long long stride, long long rows,
-  // long long row_floats) with 256-thread blocks.
+  // The kernel of the family's source that copies the operands TMA cannot read as given to 16-byte
+  // rows, called as (StagedRows) with 256-thread blocks, gridDim.z of them.
   const char* stage_entry = "gemm_stage_rows";
   bool used() const { return box_k > 0; }
 };

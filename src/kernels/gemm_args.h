@@ -31,3 +31,15 @@ struct GemmArgs {
 struct alignas(128) TensorMaps {
   unsigned long long a[16], b[16];
 };
+
+// The staging copy's argument (families whose operands TMA reads: TmaOperands::stage_entry): the
+// operands TMA cannot read as given, `rows` rows of `row_floats` floats `stride` floats apart,
+// each copied to rows of `row_floats` rounded up to 4 floats at `dst`. One launch copies
+// gridDim.z of them (operand[0] first).
+struct StagedRows {
+  struct Operand {
+    float* dst;
+    const float* src;
+    long long stride, rows, row_floats;
+  } operand[2];
+};

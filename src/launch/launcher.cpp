@@ -174,21 +174,23 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
       pack(args.b, args.b_col, args.b_row, pk.n, pk.b, 0);
     launch_gemm(plan, args, maps, stream);
   } else if (plan.tma.used) {
-    // A staged operand is copied row by row to 16-byte rows first (op(A) M x K, op(B)ᵀ N x K; the
-    // copy's rows follow the operand's contiguous dimension).
+    // The staged operands are copied to 16-byte rows first, in one launch (op(A) M x K, op(B)ᵀ N x K;
+    // the copy's rows follow the operand's contiguous dimension).
     const auto& t = plan.tma;
+    StagedRows copy{};
+    unsigned copies = 0;
     auto read_from = [&](const float* x, const OperandStaging& st, float* staged) -> const float* {
       if (!st.pitch) return x;
-      long long pitch = st.pitch, stride = st.stride, rows = st.rows, row_floats = st.row_floats;
-      void* args_stage[] = {&staged, &pitch, &x, &stride, &rows, &row_floats};
-      const dim3 grid(unsigned(std::min<long long>((row_floats + 1023) / 1024, 64)),
-                      unsigned(std::min<long long>(rows, 65535)));
-      launch_kernel(t.stage, grid, dim3(256), 0, args_stage, stream, plan.dependent_launch);
+      copy.operand[copies++] = {staged, x, st.stride, st.rows, st.row_floats};
       return staged;
     };
     TensorMaps maps;
     encode_operand_map(maps.a, read_from(args.a, t.stage_a, t.staged), t.a);
     encode_operand_map(maps.b, read_from(args.b, t.stage_b, t.staged + t.stage_a.floats()), t.b);
+    if (copies) {
+      void* args_stage[] = {&copy};
+      launch_kernel(t.stage, dim3(t.stage_blocks, 1, copies), dim3(256), 0, args_stage, stream, plan.dependent_launch);
+    }
     void* params[] = {&args, &maps};
     launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   } else {
@@ -325,6 +327,9 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     tp.stage = k.stage;
     tp.stage_a = operand_staging(c.m, c.k, sa.row, sa.col, var.a_k_contig, ca);
     tp.stage_b = operand_staging(c.n, c.k, sb.col, sb.row, !var.b_n_contig, cb);
+    // Blocks of 256 threads, each thread 4 quads in flight (hopper.cuh's stage_rows), at most 8 per SM.
+    const long long quads = std::max(tp.stage_a.floats(), tp.stage_b.floats()) / 4;
+    tp.stage_blocks = unsigned(std::min<long long>((quads + 1023) / 1024, 8ll * device_->sms));
     // A staged operand's descriptor: rows of `pitch` floats.
     auto described = [&t](long long outer, long long k, long long s_outer, long long s_k, bool k_contig,
                           const OperandStaging& st, int box_outer, bool swizzle) {

@@ -57,6 +57,7 @@ struct TmaPlan {
   cudaKernel_t stage = nullptr;  // the family's copy to 16-byte rows
   OperandMap a, b;
   OperandStaging stage_a, stage_b;  // pitch 0: in place
+  unsigned stage_blocks = 0;        // the copy's grid along x: a few blocks per SM
   float* staged = nullptr;
   size_t staged_floats() const { return size_t(stage_a.floats() + stage_b.floats()); }
 };

@@ -441,16 +441,19 @@ Estimate outer_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 }
 
 // A family that reads its operands through TMA copies those it cannot read as given (leading
-// dimension not a multiple of 4 floats) to a staged workspace first: one 2-D copy each, read and
-// written once. (Operands at unaligned addresses are staged too; the model assumes aligned ones.)
+// dimension not a multiple of 4 floats) to a staged workspace first: one launch for both, each
+// read and written once. (Operands at unaligned addresses are staged too; the model assumes
+// aligned ones.)
 void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, const ParamValues& v, Estimate& e) {
   if (!f.tma_operands(v).used()) return;
   const auto staging = problem_staging(p);
+  double bytes = 0;
   for (auto st : {staging.a, staging.b})
     if (st.pitch) {
-      e.us += 4.0 * double(st.rows) * double(st.row_floats + st.pitch) / (gpu.dram_gbps * 1e9) * 1e6 + kLaunchUs;
+      bytes += 4.0 * double(st.rows) * double(st.row_floats + st.pitch);
       e.workspace += size_t(st.floats()) * sizeof(float);
     }
+  if (bytes > 0) e.us += bytes / (gpu.dram_gbps * 1e9) * 1e6 + kLaunchUs;
 }
 
 // A persistent kernel (one block per SM walking BM x BN tiles) with a split tail of s ways

@@ -3,6 +3,7 @@
 // descriptors and the wgmma instructions, as PTX. Compiled by NVRTC with the family's source.
 #pragma once
 
+#include "gemm_args.h"
 #include "tma_swizzle.cuh"
 
 namespace hopper {
@@ -317,19 +318,43 @@ __device__ inline void each_element(T (&acc)[MW][R], long long r0, long long c0,
 }
 
 // An operand TMA cannot read as given (rows not 16-byte aligned) copied to rows of `pitch` floats
-// that it can: a block row per 256 x 4 floats of a source row, each thread reading 4 floats (a
-// warp's reads are 512 contiguous bytes, whatever the source's alignment) and writing them as one
-// 16-byte store. Columns past `row_floats` in the last store are zeros (TMA never reads them).
-__device__ inline void stage_rows(float* dst, long long pitch, const float* src, long long stride, long long rows,
-                                  long long row_floats) {
-  const long long quads = (row_floats + 3) / 4;
-  for (long long r = blockIdx.y; r < rows; r += gridDim.y)
-    for (long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x; q < quads; q += (long long)gridDim.x * blockDim.x) {
-      const float* from = src + r * stride + 4 * q;
-      const long long left = row_floats - 4 * q;
-      const float4 v = make_float4(from[0], left > 1 ? from[1] : 0.0f, left > 2 ? from[2] : 0.0f, left > 3 ? from[3] : 0.0f);
-      *reinterpret_cast<float4*>(dst + r * pitch + 4 * q) = v;
+// (row_floats rounded up to 4) that it can. The copy is contiguous, so the rows' quads are one
+// index: quad i, (row i / quads, column 4 (i % quads)) of the source, lands at dst + 4i. A thread
+// loads kStageQuads quads a grid stride apart (each warp's loads 512 contiguous bytes, whatever
+// the source's alignment) before storing any, so that enough bytes are in flight with a grid of
+// a few blocks per SM. Columns past `row_floats` in a row's last quad are zeros (TMA never reads
+// them). Index is 32-bit where the quads allow it: a 64-bit division costs more than the copy.
+constexpr int kStageQuads = 4;
+
+template <class Index>
+__device__ inline void stage_quads(const StagedRows::Operand& o) {
+  const Index quads = Index((o.row_floats + 3) / 4), total = Index(o.rows) * quads;
+  const Index step = Index(gridDim.x) * blockDim.x;
+  for (Index i0 = Index(blockIdx.x) * blockDim.x + threadIdx.x; i0 < total; i0 += kStageQuads * step) {
+    float4 v[kStageQuads];
+#pragma unroll
+    for (int u = 0; u < kStageQuads; ++u) {
+      const Index i = i0 + u * step, r = i / quads, q = i - r * quads;
+      if (i >= total) break;
+      const float* from = o.src + (long long)r * o.stride + 4 * (long long)q;
+      const long long left = o.row_floats - 4 * (long long)q;
+      v[u] = make_float4(from[0], left > 1 ? from[1] : 0.0f, left > 2 ? from[2] : 0.0f, left > 3 ? from[3] : 0.0f);
     }
+#pragma unroll
+    for (int u = 0; u < kStageQuads; ++u) {
+      const Index i = i0 + u * step;
+      if (i >= total) break;
+      reinterpret_cast<float4*>(o.dst)[i] = v[u];
+    }
+  }
+}
+
+__device__ inline void stage_rows(const StagedRows::Operand& o) {
+  const long long quads = (o.row_floats + 3) / 4;
+  if (o.rows * quads + (long long)kStageQuads * gridDim.x * blockDim.x < (1ll << 32))
+    stage_quads<unsigned>(o);
+  else
+    stage_quads<unsigned long long>(o);
 }
 
 }  // namespace hopper

@@ -287,8 +287,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    gemm_stage_rows(float* dst, long long pitch, const float* src, long long stride, long long rows, long long row_floats) {
+extern "C" __global__ void __launch_bounds__(256) gemm_stage_rows(const __grid_constant__ StagedRows s) {
   follow_previous_grid();
-  hopper::stage_rows(dst, pitch, src, stride, rows, row_floats);
+  hopper::stage_rows(s.operand[blockIdx.z]);
 }
