@@ -503,7 +503,8 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
                                    kSplitRoundUs * real_share(p, tiles, bm, bn));
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
-  const double store_share = unaligned(p) ? kScalarStoreShare : kSimtPersistentStoreShare;
+  // Its variant follows C's alignment alone (the operands are staged where TMA cannot read them).
+  const double store_share = p.ldc % 4 ? kScalarStoreShare : kSimtPersistentStoreShare;
   const double t_store = p.k < bk ? 4.0 * mn * (p.beta != 0.0f ? 2 / kBetaStoreShare : 1 / store_share) / bw : 0;
   Estimate e;
   e.splits = run.splits;

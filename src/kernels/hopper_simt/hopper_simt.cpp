@@ -175,11 +175,8 @@ class HopperSimt final : public KernelFamily {
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");
     auto tile_bytes = [&](int outer) { return (4ll * outer * t[2] + 1023) / 1024 * 1024; };
-    // Stages, 1024 bytes to align them, two mbarriers per stage, each consumer warp's rows of C
-    // where they are staged (C_STAGE_FLOATS: LANES_M rows of WN + 4 floats).
-    auto &w = v.at("warp"), &r = v.at("vpt");
-    const long long c_stage = 4ll * consumer_warps(v) * (w[0] / r[0]) * (w[1] + 4);
-    return v.at("stages")[0] * (tile_bytes(t[0]) + tile_bytes(t[1])) + 1024 + 16ll * v.at("stages")[0] + c_stage;
+    // Stages, 1024 bytes to align them, two mbarriers per stage.
+    return v.at("stages")[0] * (tile_bytes(t[0]) + tile_bytes(t[1])) + 1024 + 16ll * v.at("stages")[0];
   }
   static long long tiles(const ParamValues& v, const Problem& p) {
     auto& t = v.at("tile");

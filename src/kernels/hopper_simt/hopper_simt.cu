@@ -81,42 +81,6 @@ struct Owned {
   __device__ int at(int i) const { return K_CONTIG ? first + i * LANES : first + (i / 4) * LANES * 4 + i % 4; }
 };
 
-// C's rows not 16-byte aligned, B outer-contiguous (a thread owns runs of 4 adjacent columns): a
-// float at a time, one store of the warp would write LANES_M rows x LANES_N lanes' floats 16 bytes
-// apart, 16 sectors per 128 bytes (2047³: 11 us of 406, 4095³: 70 of 3082; perf-log 101). Instead,
-// for each of its TM rows the warp puts its values in its `stage` (LANES_M rows x WN columns), then
-// stores those rows with its lanes on consecutive columns, every old value of C read before any
-// store (a store may alias a later load: each load would wait for the stores before it).
-constexpr int C_STAGE_PITCH = WN + 4;  // rows 16 bytes apart in bank order: the lanes' 16-byte writes spread
-constexpr int C_STAGE_FLOATS = LANES_M * C_STAGE_PITCH;
-constexpr int C_STAGE_RUNS = LANES_M * WN / 32;  // stores per lane and staged row set
-static_assert(LANES_M * WN % 32 == 0, "a warp's staged rows are whole stores of 32 lanes");
-
-template <class Cols>
-__device__ inline void store_c_staged(const GemmArgs& g, const float (&acc)[TM][TN], long long m0, long long n0,
-                                      int warp, int lane, const Cols& cols, float* stage) {
-  const int warp_row = (warp / WARPS_N) * WM, warp_col = (warp % WARPS_N) * WN;
-  float* mine = stage + (lane / LANES_N) * C_STAGE_PITCH - warp_col;
-#pragma unroll
-  for (int i = 0; i < TM; ++i) {
-#pragma unroll
-    for (int j = 0; j < TN; j += 4)
-      *reinterpret_cast<float4*>(mine + cols.at(j)) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
-    __syncwarp();
-    // Staged row r holds row i of the lanes lane / LANES_N = r.
-    auto row = [&](int e) { return m0 + Owned<LANES_M, A_K_CONTIG>(warp_row, e / WN).at(i); };
-    float old[C_STAGE_RUNS];
-#pragma unroll
-    for (int t = 0; t < C_STAGE_RUNS; ++t) old[t] = gl::old_c(g, row(lane + 32 * t), n0 + warp_col + (lane + 32 * t) % WN);
-#pragma unroll
-    for (int t = 0; t < C_STAGE_RUNS; ++t) {
-      const int e = lane + 32 * t;
-      gl::store_c_old(g, row(e), n0 + warp_col + e % WN, stage[(e / WN) * C_STAGE_PITCH + e % WN], old[t]);
-    }
-    __syncwarp();  // read before the next row overwrites it
-  }
-}
-
 // Which tile a unit of the schedule computes, in bands of GROUP tile rows.
 __device__ inline void tile_origin(const tail::Unit& w, long long tiles_m, long long tiles_n, long long& m0,
                                    long long& n0) {
@@ -244,7 +208,6 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   unsigned long long* full = reinterpret_cast<unsigned long long*>(reinterpret_cast<unsigned char*>(smem) +
                                                                    STAGES * STAGE_BYTES);
   unsigned long long* empty = full + STAGES;
-  float* c_stage = reinterpret_cast<float*>(empty + STAGES);  // CONSUMERS x C_STAGE_FLOATS, 16-byte aligned
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, CONSUMERS);
   __syncthreads();
@@ -299,10 +262,6 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     }
     long long m0, n0;
     tile_origin(w, tiles_m, tiles_n, m0, n0);
-    if (B_N_CONTIG && !vec && g.c_col == 1) {  // C's rows in memory, not 16-byte aligned
-      store_c_staged(g, acc, m0, n0, warp, lane, cols, c_stage + warp * C_STAGE_FLOATS);
-      continue;
-    }
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       if (vec) {
@@ -315,7 +274,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int j = 0; j < TN; ++j) gl::store_c(g, m0 + rows.at(i), n0 + cols.at(j), acc[i][j]);
         continue;
       }
-      // A transposed product's columns of C a float at a time: with beta, the row's old
+      // Adjacent columns a float at a time (C's rows not 16-byte aligned): with beta, the row's old
       // values all read before any is written, one round trip to memory per row, not one per value
       // (a store may alias a later load; pad-1000, beta = 0.25, ran 19 us over beta = 0 with a read
       // before each write). Where B is K-contiguous the same cost 2 % at beta = 0 (perf-log 62).
