@@ -429,6 +429,31 @@ TEST(Dispatch, FewRowsTakeTheTransposedProduct) {
 // The transposed product reads the same elements: op(A) of it is op(B)ᵀ and op(B) is op(A)ᵀ, in
 // every layout and transpose, with padded leading dimensions; only a configuration that transposes
 // is handed it.
+// hopper-simt stages operands TMA cannot read, so an odd lda or ldb leaves its C stores 16 bytes
+// wide; a family that reads operands itself takes the all-unaligned variant (built ahead of time).
+TEST(Launch, VariantOfATmaFamilyFollowsC) {
+  auto& h = *find_family("hopper-simt");
+  auto& w = *find_family("warptiled");
+  const auto hv = parse_params(h, ""), wv = parse_params(w, "");
+  Problem p = shape(2047, 2047, 2047, Layout::row_major, Trans::no, Trans::no);
+  p.ldc = 2048;
+  const Variant given{true, true, /*a_vec=*/false, /*b_vec=*/false, /*c_vec=*/true};
+  for (bool whole : {false, true}) {
+    const Variant v = call_variant(h, hv, p, given, whole);
+    EXPECT_TRUE(v.a_vec && v.b_vec && v.c_vec) << "whole alignment " << whole;
+  }
+  const Variant wt = call_variant(w, wv, p, given, true);
+  EXPECT_FALSE(wt.a_vec || wt.b_vec || wt.c_vec);
+  const Variant wp = call_variant(w, wv, p, given, false);  // the lab's own mix
+  EXPECT_TRUE(!wp.a_vec && !wp.b_vec && wp.c_vec);
+  // C unaligned: nothing 16 bytes wide, whatever the operands.
+  const Variant odd_c = call_variant(h, hv, p, Variant{true, true, true, true, false}, true);
+  EXPECT_FALSE(odd_c.a_vec || odd_c.b_vec || odd_c.c_vec);
+  // A transposed product writes the caller's columns: never C's rows.
+  const Variant t = call_variant(h, parse_params(h, "transpose=yes"), p, Variant{true, true, true, true, true}, true);
+  EXPECT_FALSE(t.c_vec);
+}
+
 TEST(Launch, TransposedProductIsTheSameProduct) {
   std::mt19937 rng(41);
   auto& w = *find_family("wgmma");

@@ -119,10 +119,21 @@ Variant aligned_variant(const Problem& canonical_problem) {
   return variant_of(canonical_problem, aligned, aligned, aligned);
 }
 
-Variant aligned_variant(const KernelFamily& f, const ParamValues& v, const Problem& p) {
-  Variant var = aligned_variant(family_problem(f, v, p));
+Variant call_variant(const KernelFamily& f, const ParamValues& v, const Problem& p, Variant var, bool whole_alignment) {
+  // A family that reads its operands through TMA stages those TMA cannot read (tma_operands): their
+  // alignment changes no instruction of its kernel, and C's alone selects the variant. (Where only
+  // op(A) or op(B) was unaligned, whole alignment stored C a float at a time: 2047³ with ldc 2048
+  // ran 409 us against 392, perf-log 103.)
+  if (f.tma_operands(v).used()) var.a_vec = var.b_vec = var.c_vec;
+  if (whole_alignment && !(var.a_vec && var.b_vec && var.c_vec)) var.a_vec = var.b_vec = var.c_vec = false;
+  // After the alignment rule: the transposed product's C rows are the caller's columns (never stored
+  // a row at a time), which says nothing about the operands' alignment.
   if (p.op == Op::gemm && f.transposes(v)) var.c_vec = false;
   return var;
+}
+
+Variant aligned_variant(const KernelFamily& f, const ParamValues& v, const Problem& p) {
+  return call_variant(f, v, p, aligned_variant(family_problem(f, v, p)), false);
 }
 
 void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, float alpha, float beta,
@@ -270,16 +281,9 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.swap_operands = swapped(p) != transposed;
   Problem c = family_problem(family_, values_, p);
   auto g = family_.geometry(values_, c);
-  Variant var = variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr);
-  // A family that reads its operands through TMA stages those TMA cannot read (tma_operands): their
-  // alignment changes no instruction of its kernel, and C's alone selects the variant. (Where only
-  // op(A) or op(B) was unaligned, whole alignment stored C a float at a time: 2047³ with ldc 2048
-  // ran 409 us against 396, perf-log 103.)
-  if (family_.tma_operands(values_).used()) var.a_vec = var.b_vec = var.c_vec;
-  if (whole_alignment && !(var.a_vec && var.b_vec && var.c_vec)) var.a_vec = var.b_vec = var.c_vec = false;
-  // After the alignment rule: the transposed product's C rows are the caller's columns (never stored
-  // a row at a time), which says nothing about the operands' alignment.
-  if (transposed) var.c_vec = false;
+  const Variant var = call_variant(family_, values_, p,
+                                   variant_of(c, plan.swap_operands ? b : a, plan.swap_operands ? a : b, cptr),
+                                   whole_alignment);
   const Loaded& k = load(var, g);
   last_ = &k;
   plan.kernel = k.kernel;

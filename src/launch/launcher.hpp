@@ -101,8 +101,13 @@ Problem transposed_product(const Problem& canonical_problem);
 Problem family_problem(const KernelFamily& f, const ParamValues& v, const Problem& p);
 // The variant of a call on that form whose operands start 16-byte aligned (as cudaMalloc's do).
 Variant aligned_variant(const Problem& canonical_problem);
-// The same for a configuration's own problem (family_problem): a transposed product's C is never
-// written a row at a time.
+// The variant a configuration runs for a call `p` whose operands' alignment gives `given` (on its
+// own problem, family_problem): a TMA-operand family's follows C's alignment alone; with
+// `whole_alignment`, one unaligned operand makes all unaligned (the variants built ahead of time);
+// a transposed product's C is never written a row at a time.
+Variant call_variant(const KernelFamily& f, const ParamValues& v, const Problem& p, Variant given,
+                     bool whole_alignment);
+// The same for cudaMalloc'd operands.
 Variant aligned_variant(const KernelFamily& f, const ParamValues& v, const Problem& p);
 
 // What FamilyLauncher compiles for a call of this variant, and for `p` with cudaMalloc'd operands
