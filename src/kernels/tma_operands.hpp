@@ -29,7 +29,7 @@ std::string operand_layout_problem(long long outer, long long k, long long s_out
 // A copy of the operand TMA can read where the caller's cannot be (leading dimension not a
 // multiple of 4 floats, or a base not 16-byte aligned): `rows` rows of `row_floats` contiguous
 // floats, `stride` floats apart, copied to rows of `pitch` floats (row_floats rounded up to 4) in
-// a workspace, one 2-D memory copy per call. pitch = 0: read in place.
+// a workspace (one copy launch for both operands of a call). pitch = 0: read in place.
 struct OperandStaging {
   long long rows = 0, row_floats = 0, stride = 0, pitch = 0;
   long long floats() const { return pitch * rows; }
