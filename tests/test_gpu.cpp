@@ -434,6 +434,35 @@ TEST(Gpu, CliBenchWritesVerifiedResults) {
   EXPECT_TRUE(read_file(csv).has_value());
 }
 
+// GEMMLAB_PEEL=1 (perf-log 104): products one past a multiple of 128 run as their main block and
+// edge calls; every layout verified (the bench draws fresh inputs per kernel and poisons C), and
+// choose says so. A process of its own: the library reads the variable once.
+TEST(Library, PeeledProductsVerified) {
+  REQUIRE_GPU();
+  auto dir = std::filesystem::temp_directory_path() / "gemmlab-gpu-peel";
+  std::filesystem::create_directories(dir);
+  for (const char* tb : {"n", "t"}) {
+    auto json = dir / (std::string("peel-") + tb + ".json");
+    auto r = run_cli(std::string("bench --size 1025,2049,1025x2049x300 --kernel gemmlab --layout row,col --trans-a n,t "
+                                 "--trans-b ") + tb + " --beta 0.5 --pad 1 --min-samples 2 --max-time 0.001 --json " +
+                         json.string(), "GEMMLAB_PEEL=1");
+    ASSERT_EQ(r.code, 0) << r.out;
+    auto j = nlohmann::json::parse(read_file(json).value());
+    int ran = 0;
+    for (auto& rec : j["results"]) {
+      if (rec["kernel"] != "gemmlab") continue;
+      ++ran;
+      EXPECT_EQ(rec["status"], "ok") << rec.dump();
+      EXPECT_TRUE(rec["verified"].get<bool>()) << rec.dump();
+    }
+    EXPECT_EQ(ran, 12);
+  }
+  auto r = run_cli("choose --size 1025", "GEMMLAB_PEEL=1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("peeled"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli("choose --size 1025").out.find("peeled"), std::string::npos);
+}
+
 TEST(Gpu, CliRefusesProblemsLargerThanMemory) {
   REQUIRE_GPU();
   auto r = run_cli("bench --size 200000 --kernel naive");

@@ -429,6 +429,65 @@ TEST(Dispatch, FewRowsTakeTheTransposedProduct) {
 // The transposed product reads the same elements: op(A) of it is op(B)ᵀ and op(B) is op(A)ᵀ, in
 // every layout and transpose, with padded leading dimensions; only a configuration that transposes
 // is handed it.
+// C = op(A)·op(B) from the stored arrays, each element once, counted in `writes` (independent of
+// the library's stride helpers).
+void stored_product(const Problem& p, const float* a, const float* b, double* c, int* writes) {
+  auto stored = [&](const float* x, int64_t ld, int64_t r, int64_t col) {
+    return double(p.layout == Layout::row_major ? x[r * ld + col] : x[col * ld + r]);
+  };
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      double sum = 0;
+      for (int64_t k = 0; k < p.k; ++k)
+        sum += (p.trans_a == Trans::no ? stored(a, p.lda, i, k) : stored(a, p.lda, k, i)) *
+               (p.trans_b == Trans::no ? stored(b, p.ldb, k, j) : stored(b, p.ldb, j, k));
+      const int64_t at = p.layout == Layout::row_major ? i * p.ldc + j : j * p.ldc + i;
+      c[at] = sum, ++writes[at];
+    }
+}
+
+// A peeled product's parts, computed from where they start in the caller's arrays, give every
+// element of C once and the whole product's values, in all eight storage orders with padding.
+TEST(Peel, PartsCoverTheProductOnce) {
+  std::mt19937 rng(104);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto l : {Layout::row_major, Layout::col_major})
+    for (auto ta : {Trans::no, Trans::yes})
+      for (auto tb : {Trans::no, Trans::yes})
+        for (Peel peel : {Peel{3, 2}, Peel{1, 0}, Peel{0, 4}}) {
+          Problem p = shape(13, 11, 5, l, ta, tb);
+          p.lda += 3, p.ldb += 1, p.ldc += 2;
+          std::vector<float> a(size_t(p.lda) * 16), b(size_t(p.ldb) * 16);
+          for (auto& x : a) x = u(rng);
+          for (auto& x : b) x = u(rng);
+          const size_t cn = size_t(p.ldc) * 16;
+          std::vector<double> whole(cn, 0), parts(cn, 0);
+          std::vector<int> once(cn, 0), writes(cn, 0);
+          stored_product(p, a.data(), b.data(), whole.data(), once.data());
+          const auto blocks = peel_parts(p, peel);
+          EXPECT_EQ(blocks.size(), size_t(1 + (peel.rows > 0) + (peel.cols > 0)));
+          for (const auto& x : blocks)
+            stored_product(x.problem, a.data() + x.a_at, b.data() + x.b_at, parts.data() + x.c_at, writes.data() + x.c_at);
+          EXPECT_EQ(writes, once) << describe(p);
+          EXPECT_EQ(parts, whole) << describe(p);
+        }
+}
+
+// The model peels a product one past a multiple of 128 and leaves a multiple, an odd size far from
+// one, and tensor_fp32 alone.
+TEST(Peel, ModelPeelsJustPastATileMultiple) {
+  const auto h100 = GpuModel::h100();
+  for (auto l : {Layout::row_major, Layout::col_major}) {
+    const Peel x = peel(h100, shape(1025, 1025, 1025, l), MathMode::strict_fp32);
+    EXPECT_EQ(x.rows, 1);
+    EXPECT_EQ(x.cols, 1);
+    EXPECT_LT(x.parts_us, kPeelGain * x.whole_us);
+  }
+  EXPECT_FALSE(peel(h100, shape(1024, 1024, 1024), MathMode::strict_fp32).any());
+  EXPECT_FALSE(peel(h100, shape(1000, 1000, 1000), MathMode::strict_fp32).any());
+  EXPECT_FALSE(peel(h100, shape(1025, 1025, 1025), MathMode::tensor_fp32).any());
+}
+
 // hopper-simt stages operands TMA cannot read, so an odd lda or ldb leaves its C stores 16 bytes
 // wide; a family that reads operands itself takes the all-unaligned variant (built ahead of time).
 TEST(Launch, VariantOfATmaFamilyFollowsC) {

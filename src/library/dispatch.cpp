@@ -782,6 +782,42 @@ std::vector<Dispatch> dispatch_candidates(const GpuModel& gpu, const Problem& p,
   return out;
 }
 
+namespace {
+
+// The model's time of a call: its dispatch's estimate, or for a vector route the matrix read once.
+double modelled_us(const GpuModel& gpu, const Problem& p, MathMode math) {
+  const Problem c = canonical(p);
+  const auto d = dispatch(gpu, c, math);
+  if (d.route != Route::gemm) return 4.0 * double(c.m + c.n - 1) * double(c.k) / (gpu.dram_gbps * 1e9) * 1e6 + kLaunchUs;
+  return d.predicted_us;
+}
+
+}  // namespace
+
+std::vector<PeelPart> peel_parts(const Problem& p, const Peel& peel) {
+  const long long m0 = p.m - peel.rows, n0 = p.n - peel.cols;
+  auto part = [&](long long m, long long n, long long a_at, long long b_at, long long c_at) {
+    PeelPart x{p, a_at, b_at, c_at};
+    x.problem.m = m, x.problem.n = n;
+    return x;
+  };
+  std::vector<PeelPart> out = {part(m0, n0, 0, 0, 0)};
+  if (peel.rows) out.push_back(part(peel.rows, p.n, m0 * op_a_strides(p).row, 0, m0 * c_strides(p).row));
+  if (peel.cols) out.push_back(part(m0, peel.cols, 0, n0 * op_b_strides(p).col, n0 * c_strides(p).col));
+  return out;
+}
+
+Peel peel(const GpuModel& gpu, const Problem& p, MathMode math) {
+  if (math != MathMode::strict_fp32 || p.op != Op::gemm || p.m < 2 * kPeelTile || p.n < 2 * kPeelTile) return {};
+  Peel x;
+  if (p.m % kPeelTile <= kPeelMax) x.rows = p.m % kPeelTile;
+  if (p.n % kPeelTile <= kPeelMax) x.cols = p.n % kPeelTile;
+  if (!x.any()) return {};
+  x.whole_us = modelled_us(gpu, p, math);
+  for (auto& part : peel_parts(p, x)) x.parts_us += modelled_us(gpu, part.problem, math);
+  return x.parts_us < kPeelGain * x.whole_us ? x : Peel{};
+}
+
 Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
   Dispatch d;
   if (p.n == 1 || p.m == 1) {

@@ -63,6 +63,28 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& canonical, MathMode math,
 std::vector<Dispatch> dispatch_candidates(const GpuModel& gpu, const Problem& canonical, MathMode math,
                                           size_t max_workspace = kNoWorkspaceBound);
 
+// A product a few rows or columns past a multiple of the large tiles (1025 = 8·128 + 1) pays a
+// whole tile row or column for them: computed instead as its main block (the first M - rows by
+// N - cols of C) and the rows and columns past it, each a call of its own (thin products, GEMVs),
+// where the model prices the parts under kPeelGain of the whole. In the caller's orientation (any
+// layout). strict_fp32 only; none (rows = cols = 0) otherwise.
+struct Peel {
+  long long rows = 0, cols = 0;       // of C past the main block
+  double whole_us = 0, parts_us = 0;  // the model's times
+  bool any() const { return rows || cols; }
+};
+constexpr long long kPeelTile = 128, kPeelMax = 8;
+constexpr double kPeelGain = 0.95;
+Peel peel(const GpuModel& gpu, const Problem& p, MathMode math);
+// The parts of a peeled problem: the main block, then the rows past it (every column), then the
+// columns past it (the main block's rows); `at` gives each part's first element of op(A), op(B)
+// and C in the caller's arrays.
+struct PeelPart {
+  Problem problem;
+  long long a_at = 0, b_at = 0, c_at = 0;
+};
+std::vector<PeelPart> peel_parts(const Problem& p, const Peel& peel);
+
 // The GEMV problem of a vector route: op(A) (gemv_n) or op(B)ᵀ (gemv_m) as a row-major A,
 // transposed where its rows are strided, with the vector's and the result's increments as the
 // leading dimensions of the one-column x and y. Not normalized (the lab's GEMV problems have unit

@@ -122,31 +122,53 @@ size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 // A launch plan and what it needs of its stream's workspace: floats for split-K's partial sums,
 // then the packed and the staged operands (each from a 256-byte boundary), and arrival counters.
 // A vector route's plan is a GEMV plan whose matrix may be the call's B: `swap` says the call's
-// pointers trade places.
-struct Plan {
+// pointers trade places. A peeled product (dispatch.hpp's Peel) has a part per block of C, each
+// reading the call's arrays from its own first elements.
+struct Part {
   LaunchPlan plan;
   bool swap = false;
-  std::string what;        // for messages
-  std::string range;       // the NVTX range of its calls: operation, shape, mode, kernel configuration
+  long long a_at = 0, b_at = 0, c_at = 0;
   size_t float_bytes = 0;  // split-K + packed + staged
   size_t counter_bytes = 0;
+};
+
+struct Plan {
+  std::vector<Part> parts;  // launched in order on the call's stream
+  std::string what;         // for messages
+  std::string range;        // the NVTX range of its calls: operation, shape, mode, kernel configurations
+  // The largest part's: the parts run one after another on the stream, each in the same workspace
+  // (a later part's kernels wait for the earlier ones, dependent launches included: grid_dependency.cuh).
+  size_t float_bytes = 0, counter_bytes = 0;
   uint64_t bound = 0;      // the workspace generation the plan's pointers point into (0: none yet)
   std::unique_ptr<Plan> fallback;  // the plan that needs no workspace, made when one cannot be had
   size_t bytes() const { return float_bytes + counter_bytes; }
-  // Points the plan into a workspace: partial sums, packed operands, staged operands.
+  // Points the parts into a workspace: partial sums, packed operands, staged operands.
   void bind(float* floats, unsigned* counters) {
-    size_t at = 0;
-    auto carve = [&](size_t n) {
-      float* p = reinterpret_cast<float*>(reinterpret_cast<char*>(floats) + at);
-      at += round_up(n * sizeof(float));
-      return p;
-    };
-    if (plan.workspace_floats) plan.args.workspace = carve(plan.workspace_floats);
-    if (plan.counter_count) plan.args.counters = counters;
-    if (size_t n = plan.packed.floats()) bind_packed(plan, carve(n));
-    if (size_t n = plan.tma.staged_floats()) bind_staged(plan, carve(n));
+    for (auto& part : parts) {
+      auto& plan = part.plan;
+      size_t at = 0;
+      auto carve = [&](size_t n) {
+        float* p = reinterpret_cast<float*>(reinterpret_cast<char*>(floats) + at);
+        at += round_up(n * sizeof(float));
+        return p;
+      };
+      if (plan.workspace_floats) plan.args.workspace = carve(plan.workspace_floats);
+      if (plan.counter_count) plan.args.counters = counters;
+      if (size_t n = plan.packed.floats()) bind_packed(plan, carve(n));
+      if (size_t n = plan.tma.staged_floats()) bind_staged(plan, carve(n));
+    }
   }
 };
+
+// Whether the library peels products just past a tile multiple (GEMMLAB_PEEL=1): off until the
+// GPU measures it (perf-log 104).
+bool peel_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("GEMMLAB_PEEL");
+    return v && std::string(v) == "1";
+  }();
+  return enabled;
+}
 
 // Device memory that a stream's calls share. Its lock is held while a call's launches are
 // enqueued.
@@ -245,13 +267,25 @@ class Library {
       if (!provided(*plan)) throw RuntimeError(plan->what + ": no workspace to be had, and its fallback needs one");
     }
     CallRange range(plan->range);
-    launch(plan->plan, plan->swap ? b : a, plan->swap ? a : b, c, alpha, beta, stream);
+    for (const auto& part : plan->parts) {
+      const float *pa = a + part.a_at, *pb = b + part.b_at;
+      launch(part.plan, part.swap ? pb : pa, part.swap ? pa : pb, c + part.c_at, alpha, beta, stream);
+    }
     if (plan->bytes() && !captured) GEMMLAB_CUDA(cudaEventRecord(ws->last_use, stream));
   }
 
+  // A peeled product's choice is its main block's, the peel said first.
   Choice choose(int device, const Problem& p, MathMode math) {
     std::lock_guard lock(mu_);
-    return decide(device, p, math, false).choice;
+    const Peel x = peel_enabled() ? peel(model(device), p, math) : Peel{};
+    if (!x.any()) return decide(device, p, math, false).choice;
+    const Problem main = peel_parts(p, x)[0].problem;
+    Choice ch = decide(device, main, math, false).choice;
+    char why[160];
+    std::snprintf(why, sizeof why, "peeled (model %.1f us, whole %.1f): the main block %s here, the %lld rows and %lld "
+                  "columns past it as calls of their own; ", x.parts_us, x.whole_us, describe(main).c_str(), x.rows, x.cols);
+    ch.why = why + ch.why;
+    return ch;
   }
 
   size_t held() {
@@ -507,34 +541,57 @@ class Library {
   std::unique_ptr<Plan> make_plan(int device, const Problem& p, MathMode math, const float* a, const float* b,
                                   const float* c, bool no_workspace) {
     RelaxedCapture relaxed;
-    auto d = decide(device, p, math, no_workspace);
     auto owned = std::make_unique<Plan>();
+    owned->what = "sgemm " + describe(p);
+    const Peel peeled = !no_workspace && peel_enabled() ? peel(model(device), p, math) : Peel{};
+    const auto blocks = peeled.any() ? peel_parts(p, peeled) : std::vector<PeelPart>{{p}};
+    std::string kernels;
+    for (const auto& x : blocks) {
+      Part part = make_part(device, x.problem, math, a + x.a_at, b + x.b_at, c + x.c_at, no_workspace,
+                            peeled.any(), kernels);
+      part.a_at = x.a_at, part.b_at = x.b_at, part.c_at = x.c_at;
+      owned->float_bytes = std::max(owned->float_bytes, part.float_bytes);
+      owned->counter_bytes = std::max(owned->counter_bytes, part.counter_bytes);
+      owned->parts.push_back(std::move(part));
+    }
+    char why[96] = "";
+    if (peeled.any())
+      std::snprintf(why, sizeof why, "peeled (model %.1f us, whole %.1f): ", peeled.parts_us, peeled.whole_us);
+    owned->range = (p.op == Op::gemm ? "sgemm " : "s") + describe(p) + " " + to_string(math) + ": " + why + kernels +
+                   (no_workspace ? " (no workspace)" : "");
+    return owned;
+  }
+
+  // One part of a plan: the problem's decision and its launch plan; its kernel described on
+  // `kernels` (with its own shape where `named`, a peeled part).
+  Part make_part(int device, const Problem& p, MathMode math, const float* a, const float* b, const float* c,
+                 bool no_workspace, bool named, std::string& kernels) {
+    auto d = decide(device, p, math, no_workspace);
+    Part part;
     // The vector routes' operands in the GEMV's order: the matrix, then the vector. (A GEMM plan trades a column-major call's operands itself.)
-    owned->swap = d.route != Route::gemm && swapped(p) != (d.route == Route::gemv_m);
+    part.swap = d.route != Route::gemm && swapped(p) != (d.route == Route::gemv_m);
     auto plan_of = [&](const Choice& ch) {
       return launcher(*find_family(ch.family), ch.params)
-          .plan(d.problem, owned->swap ? b : a, owned->swap ? a : b, c, /*shared_buffers=*/false, /*whole_alignment=*/true);
+          .plan(d.problem, part.swap ? b : a, part.swap ? a : b, c, /*shared_buffers=*/false, /*whole_alignment=*/true);
     };
     Choice ch = d.choice;
-    owned->plan = plan_of(ch);
+    part.plan = plan_of(ch);
     // The model assumes aligned operands: one at an odd address is staged or packed in a workspace.
     // Without one: a GEMV in one split (its reduction in the block), a GEMM on its family's
     // defaults (warptiled: no split, operands read as given).
-    const auto& lp = owned->plan;
+    const auto& lp = part.plan;
     if (no_workspace && (lp.workspace_floats || lp.counter_count || lp.packed.floats() || lp.tma.staged_floats())) {
       if (d.problem.op == Op::gemv) ch.params = unsplit_gemv(ch.family, ch.params);
       else ch = table_choice(device, p, "no workspace to be had", math, false, /*defaults_only=*/true);
-      owned->plan = plan_of(ch);
+      part.plan = plan_of(ch);
     }
-    const auto& plan = owned->plan;
-    owned->what = "sgemm " + describe(p);
-    owned->range = (p.op == Op::gemm ? "sgemm " : "s") + describe(p) + " " + to_string(math) + ": " +
-                   (d.route == Route::gemm ? "" : "as " + describe(d.problem) + ", ") + ch.family + " " + ch.params +
-                   (no_workspace ? " (no workspace)" : "");
-    owned->float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float)) +
-                         round_up(plan.tma.staged_floats() * sizeof(float));
-    owned->counter_bytes = plan.counter_count * sizeof(unsigned);
-    return owned;
+    const auto& plan = part.plan;
+    kernels += (kernels.empty() ? "" : "; ") + (named ? describe(p) + ": " : "") +
+               (d.route == Route::gemm ? "" : "as " + describe(d.problem) + ", ") + ch.family + " " + ch.params;
+    part.float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float)) +
+                       round_up(plan.tma.staged_floats() * sizeof(float));
+    part.counter_bytes = plan.counter_count * sizeof(unsigned);
+    return part;
   }
 
   FamilyLauncher& launcher(const KernelFamily& f, const std::string& params) {
