@@ -467,7 +467,8 @@ TEST(Peel, PartsCoverTheProductOnce) {
           const auto blocks = peel_parts(p, peel);
           EXPECT_EQ(blocks.size(), size_t(1 + (peel.rows > 0) + (peel.cols > 0)));
           for (const auto& x : blocks)
-            stored_product(x.problem, a.data() + x.a_at, b.data() + x.b_at, parts.data() + x.c_at, writes.data() + x.c_at);
+            stored_product(x.problem, a.data() + x.a_at, b.data() + x.b_at, parts.data() + x.c_at,
+                           writes.data() + x.c_at);
           EXPECT_EQ(writes, once) << describe(p);
           EXPECT_EQ(parts, whole) << describe(p);
         }

@@ -788,7 +788,8 @@ namespace {
 double modelled_us(const GpuModel& gpu, const Problem& p, MathMode math) {
   const Problem c = canonical(p);
   const auto d = dispatch(gpu, c, math);
-  if (d.route != Route::gemm) return 4.0 * double(c.m + c.n - 1) * double(c.k) / (gpu.dram_gbps * 1e9) * 1e6 + kLaunchUs;
+  if (d.route != Route::gemm)
+    return 4.0 * double(c.m + c.n - 1) * double(c.k) / (gpu.dram_gbps * 1e9) * 1e6 + kLaunchUs;
   return d.predicted_us;
 }
 

@@ -282,8 +282,10 @@ class Library {
     const Problem main = peel_parts(p, x)[0].problem;
     Choice ch = decide(device, main, math, false).choice;
     char why[160];
-    std::snprintf(why, sizeof why, "peeled (model %.1f us, whole %.1f): the main block %s here, the %lld rows and %lld "
-                  "columns past it as calls of their own; ", x.parts_us, x.whole_us, describe(main).c_str(), x.rows, x.cols);
+    std::snprintf(why, sizeof why,
+                  "peeled (model %.1f us, whole %.1f): the main block %s here, the %lld rows and %lld columns past "
+                  "it as calls of their own; ",
+                  x.parts_us, x.whole_us, describe(main).c_str(), x.rows, x.cols);
     ch.why = why + ch.why;
     return ch;
   }
@@ -588,8 +590,8 @@ class Library {
     const auto& plan = part.plan;
     kernels += (kernels.empty() ? "" : "; ") + (named ? describe(p) + ": " : "") +
                (d.route == Route::gemm ? "" : "as " + describe(d.problem) + ", ") + ch.family + " " + ch.params;
-    part.float_bytes = round_up(plan.workspace_floats * sizeof(float)) + round_up(plan.packed.floats() * sizeof(float)) +
-                       round_up(plan.tma.staged_floats() * sizeof(float));
+    auto bytes = [](size_t floats) { return round_up(floats * sizeof(float)); };
+    part.float_bytes = bytes(plan.workspace_floats) + bytes(plan.packed.floats()) + bytes(plan.tma.staged_floats());
     part.counter_bytes = plan.counter_count * sizeof(unsigned);
     return part;
   }
