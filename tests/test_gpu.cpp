@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "bench/accuracy.hpp"
@@ -434,9 +435,9 @@ TEST(Gpu, CliBenchWritesVerifiedResults) {
   EXPECT_TRUE(read_file(csv).has_value());
 }
 
-// GEMMLAB_PEEL=1 (perf-log 104): products one past a multiple of 128 run as their main block and
-// edge calls; every layout verified (the bench draws fresh inputs per kernel and poisons C), and
-// choose says so. A process of its own: the library reads the variable once.
+// Peeling (perf-log 104): products one past a multiple of 128 run as their main block and edge
+// calls; every layout verified (the bench draws fresh inputs per kernel and poisons C), and choose
+// says so, and not under GEMMLAB_PEEL=0. Processes of their own: the library reads the variable once.
 TEST(Library, PeeledProductsVerified) {
   REQUIRE_GPU();
   auto dir = std::filesystem::temp_directory_path() / "gemmlab-gpu-peel";
@@ -445,7 +446,7 @@ TEST(Library, PeeledProductsVerified) {
     auto json = dir / (std::string("peel-") + tb + ".json");
     auto r = run_cli(std::string("bench --size 1025,2049,1025x2049x300 --kernel gemmlab --layout row,col --trans-a n,t "
                                  "--trans-b ") + tb + " --beta 0.5 --pad 1 --min-samples 2 --max-time 0.001 --json " +
-                         json.string(), "GEMMLAB_PEEL=1");
+                         json.string(), "env -u GEMMLAB_PEEL");
     ASSERT_EQ(r.code, 0) << r.out;
     auto j = nlohmann::json::parse(read_file(json).value());
     int ran = 0;
@@ -457,10 +458,10 @@ TEST(Library, PeeledProductsVerified) {
     }
     EXPECT_EQ(ran, 12);
   }
-  auto r = run_cli("choose --size 1025", "GEMMLAB_PEEL=1");
+  auto r = run_cli("choose --size 1025", "env -u GEMMLAB_PEEL");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("peeled"), std::string::npos) << r.out;
-  EXPECT_EQ(run_cli("choose --size 1025").out.find("peeled"), std::string::npos);
+  EXPECT_EQ(run_cli("choose --size 1025", "GEMMLAB_PEEL=0").out.find("peeled"), std::string::npos);
 }
 
 TEST(Gpu, CliRefusesProblemsLargerThanMemory) {
@@ -561,19 +562,44 @@ TEST(Gpu, AveragingPipelineVersionsPass) {
   }
 }
 
-// The library call: its choices for the built-in shapes come from the table and run from binaries
-// compiled with the library (no NVRTC), and bad arguments are refused in one line.
+namespace {
+
+// Every part of the library's plan for `p` (its peeled parts, or the whole) runs a binary compiled
+// with the library: each part's choice, planned as the library plans it.
+void expect_ahead_of_time(const GpuModel& gpu, const Problem& p, MathMode mode, const std::string& what) {
+  static const float aligned[4] = {};
+  const Peel x = peel(gpu, p, mode);
+  for (const auto& part : x.any() ? peel_parts(p, x) : std::vector<PeelPart>{{p}}) {
+    const Problem& q = part.problem;
+    auto c = choose(q, mode);
+    auto d = dispatch(gpu, canonical(q), mode);
+    const Problem planned = d.route == Route::gemm ? q : vector_problem(canonical(q), d.route);
+    auto* f = find_family(c.family);
+    ASSERT_TRUE(f) << c.family;
+    FamilyLauncher l(*f, parse_params(*f, c.params));
+    l.plan(planned, aligned, aligned, aligned, /*shared_buffers=*/false, /*whole_alignment=*/true);
+    EXPECT_EQ(l.details().value("binary", ""), "ahead of time")
+        << what << " " << to_string(mode) << ": " << describe(q) << " " << c.params;
+  }
+}
+
+}  // namespace
+
+// The library call: its choices for the built-in shapes come from the table (or, peeled, from the
+// parts' choices) and run from binaries compiled with the library (no NVRTC).
 TEST(Library, BuiltInChoicesRunAheadOfTime) {
   REQUIRE_GPU();
   auto dev = query_device(0);
   if (arch_name(dev.cc_major, dev.cc_minor) != "sm_90") GTEST_SKIP() << "the built-in table is for sm_90";
+  const auto gpu = GpuModel::of(dev);
   for (int64_t n : {1024, 2048, 2049, 4096, 4097, 8192}) {
     auto p = normalized(Problem::square(n));
     auto c = choose(p);
-    EXPECT_EQ(c.source, "built-in table") << n;
-    auto r = make_family_runner(*find_family(c.family), parse_params(*find_family(c.family), c.params));
-    r->prepare(p);
-    EXPECT_EQ(r->details().value("binary", ""), "ahead of time") << n << " " << c.params;
+    if (peel(gpu, p, MathMode::strict_fp32).any())
+      EXPECT_NE(c.why.find("peeled"), std::string::npos) << n << ": " << c.why;
+    else
+      EXPECT_EQ(c.source, "built-in table") << n;
+    expect_ahead_of_time(gpu, p, MathMode::strict_fp32, std::to_string(n));
   }
   for (auto layout : {Layout::row_major, Layout::col_major}) {
     auto p = normalized(Problem::gemv(4096, 4096, layout, Trans::no));
@@ -925,8 +951,8 @@ TEST(Library, FirstCallInsideAGraphCapture) {
 }
 
 // A call's pre-passes and split-K reduction follow the grid before them as programmatic dependents
-// on Hopper (grid_dependency.cuh); its product (the kernel with dynamic shared memory) waits for its
-// pre-passes as usual (perf-log 53). A captured call's kernel-to-kernel edges are of those kinds,
+// on Hopper (grid_dependency.cuh); its products (a peeled call's parts included) wait for the grids
+// before them as usual (perf-log 53). A captured call's kernel-to-kernel edges are of those kinds,
 // and the replayed graph, with new inputs each time, still gives the product.
 TEST(Library, KernelsOfACallAreProgrammaticDependents) {
   REQUIRE_GPU();
@@ -939,7 +965,24 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
   GEMMLAB_CUDA(cudaGetDriverEntryPointByVersion("cuGraphKernelNodeGetParams", reinterpret_cast<void**>(&kernel_params),
                                                 12000, cudaEnableDefault, &found));
   ASSERT_EQ(found, cudaDriverEntryPointSuccess);
+  PFN_cuFuncGetName_v12030 func_name = nullptr;
+  PFN_cuKernelGetName_v12030 kernel_name = nullptr;
+  GEMMLAB_CUDA(cudaGetDriverEntryPointByVersion("cuFuncGetName", reinterpret_cast<void**>(&func_name), 12030,
+                                                cudaEnableDefault, &found));
+  ASSERT_EQ(found, cudaDriverEntryPointSuccess);
+  GEMMLAB_CUDA(cudaGetDriverEntryPointByVersion("cuKernelGetName", reinterpret_cast<void**>(&kernel_name), 12030,
+                                                cudaEnableDefault, &found));
+  ASSERT_EQ(found, cudaDriverEntryPointSuccess);
+  // The pre-passes and the reduction, by their kernels' names; every other kernel is a product.
+  auto chained_kernel = [&](const CUDA_KERNEL_NODE_PARAMS_v2& k) {
+    const char* name = nullptr;
+    EXPECT_EQ(k.func ? func_name(&name, k.func) : kernel_name(&name, k.kern), CUDA_SUCCESS);
+    static const std::set<std::string> chained = {"gemm_splitk_reduce", "gemm_stage_rows", "ozaki_scan",
+                                                  "ozaki_residues", "pack_tf32"};
+    return name && chained.count(name) > 0;
+  };
   Stream stream;
+  // 1025³ strict_fp32 runs peeled: its parts' products follow one another.
   const Problem shapes[] = {gemm_of(511, 511, 511), gemm_of(257, 300, 1111), gemm_of(1025, 1025, 1025)};
   uint64_t seed = 77;
   int chained = 0;
@@ -968,7 +1011,7 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
         if (!is_kernel(from[e]) || !is_kernel(to[e])) continue;
         CUDA_KERNEL_NODE_PARAMS_v2 next{};
         ASSERT_EQ(kernel_params(to[e], &next), CUDA_SUCCESS);
-        const bool product = next.sharedMemBytes > 0;
+        const bool product = !chained_kernel(next);
         EXPECT_EQ(data[e].type, product ? cudaGraphDependencyTypeDefault : cudaGraphDependencyTypeProgrammatic)
             << label(p, 0, mode) << ": edge " << e << (product ? " into the product" : " into a pre-pass or reduction");
         chained += !product;
@@ -1214,19 +1257,9 @@ TEST(Library, CorpusChoicesRunAheadOfTime) {
   REQUIRE_GPU();
   auto dev = query_device(0);
   if (arch_name(dev.cc_major, dev.cc_minor) != "sm_90") GTEST_SKIP() << "the built-in binaries are for sm_90";
-  static const float aligned[4] = {};
+  const auto gpu = GpuModel::of(dev);
   for (auto& shape : load_corpus("builtin"))
-    for (auto mode : kModes) {
-      const Problem& p = shape.problem;
-      auto c = choose(p, mode);
-      auto d = dispatch(GpuModel::of(dev), canonical(p), mode);
-      const Problem planned = d.route == Route::gemm ? p : vector_problem(canonical(p), d.route);
-      auto* f = find_family(c.family);
-      ASSERT_TRUE(f) << c.family;
-      FamilyLauncher l(*f, parse_params(*f, c.params));
-      l.plan(planned, aligned, aligned, aligned, /*shared_buffers=*/false, /*whole_alignment=*/true);
-      EXPECT_EQ(l.details().value("binary", ""), "ahead of time") << shape.name << " " << to_string(mode) << " " << c.params;
-    }
+    for (auto mode : kModes) expect_ahead_of_time(gpu, shape.problem, mode, shape.name);
 }
 
 // The transposed product exists to read a few-row product's large op(B) in place (perf-log 41): the

@@ -809,7 +809,7 @@ std::vector<PeelPart> peel_parts(const Problem& p, const Peel& peel) {
 }
 
 Peel peel(const GpuModel& gpu, const Problem& p, MathMode math) {
-  if (math != MathMode::strict_fp32 || p.op != Op::gemm || p.m < 2 * kPeelTile || p.n < 2 * kPeelTile) return {};
+  if (p.op != Op::gemm || p.m < 2 * kPeelTile || p.n < 2 * kPeelTile) return {};
   Peel x;
   if (p.m % kPeelTile <= kPeelMax) x.rows = p.m % kPeelTile;
   if (p.n % kPeelTile <= kPeelMax) x.cols = p.n % kPeelTile;

@@ -67,7 +67,7 @@ std::vector<Dispatch> dispatch_candidates(const GpuModel& gpu, const Problem& ca
 // whole tile row or column for them: computed instead as its main block (the first M - rows by
 // N - cols of C) and the rows and columns past it, each a call of its own (thin products, GEMVs),
 // where the model prices the parts under kPeelGain of the whole. In the caller's orientation (any
-// layout). strict_fp32 only; none (rows = cols = 0) otherwise.
+// layout), in every math mode (each part meets the mode's contract); none: rows = cols = 0.
 struct Peel {
   long long rows = 0, cols = 0;       // of C past the main block
   double whole_us = 0, parts_us = 0;  // the model's times

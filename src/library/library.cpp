@@ -160,12 +160,12 @@ struct Plan {
   }
 };
 
-// Whether the library peels products just past a tile multiple (GEMMLAB_PEEL=1): off until the
-// GPU measures it (perf-log 104).
+// Whether the library peels products just past a tile multiple: yes unless GEMMLAB_PEEL=0 (for an
+// A/B measurement; perf-log 104).
 bool peel_enabled() {
   static const bool enabled = [] {
     const char* v = std::getenv("GEMMLAB_PEEL");
-    return v && std::string(v) == "1";
+    return !(v && std::string(v) == "0");
   }();
   return enabled;
 }
