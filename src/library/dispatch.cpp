@@ -816,7 +816,8 @@ Peel peel(const GpuModel& gpu, const Problem& p, MathMode math) {
   if (!x.any()) return {};
   x.whole_us = modelled_us(gpu, p, math);
   for (auto& part : peel_parts(p, x)) x.parts_us += modelled_us(gpu, part.problem, math);
-  return x.parts_us < kPeelGain * x.whole_us ? x : Peel{};
+  x.parts_us += kPeelPartUs * double((x.rows > 0) + (x.cols > 0));
+  return x.parts_us < x.whole_us ? x : Peel{};
 }
 
 Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
