@@ -1148,6 +1148,35 @@ TEST(Library, ConcurrentHostThreads) {
   }
 }
 
+// A peeled call's edge parts run on a side stream beside its main block, joined back before the
+// stream's next work: a call that reads the peeled C at once must see its edges (C is poisoned
+// before), and an operand overwritten at once must not reach the edges still running. On a
+// stream, the per-thread stream and the legacy default stream, in both modes that peel.
+TEST(Library, PeeledCallsJoinTheirStream) {
+  REQUIRE_GPU();
+  Stream own;
+  uint64_t seed = 901;
+  for (cudaStream_t s : {own.s, cudaStreamPerThread, cudaStream_t(nullptr)})
+    for (auto [n, mode] : {std::pair{1025, MathMode::strict_fp32}, {2049, MathMode::tensor_fp32}}) {
+      const Problem p = gemm_of(n, n, n);
+      ASSERT_NE(choose(p, mode).why.find("peeled"), std::string::npos) << n << ": " << choose(p, mode).why;
+      Placed x(p, 0, seed, s), y(p, 0, seed + 10, s);
+      seed += 20;
+      x.reset(s);
+      y.reset(s);
+      x.call(mode, s);
+      sgemm(p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k, 1.0f, x.c, p.lda, y.b, p.ldb, 0.0f, y.c, p.ldc, s, mode);
+      fill_random(x.b, stored_b(p), Distribution::uniform, seed, s);  // x's B overwritten behind the call
+      auto xc = x.result(s);
+      Verifier vx(p, x.ha.data(), x.hb.data(), nullptr, 1);
+      auto v = vx.check(xc.data(), precision_of(mode));
+      EXPECT_TRUE(v.passed) << label(p, 0, mode) << ": the call whose B was overwritten after it: " << v.first_failure;
+      Verifier vy(p, xc.data(), y.hb.data(), nullptr, 1);
+      auto w = vy.check(y.result(s).data(), precision_of(mode));
+      EXPECT_TRUE(w.passed) << label(p, 0, mode) << ": the call reading its C: " << w.first_failure;
+    }
+}
+
 // The pattern that returned a wrong C in about 1 % of calls on 699577f: four host threads on ONE
 // stream, each call with new buffers (stream-ordered) and new data, strict_fp32 with K split many
 // ways (hopper-simt on the H100). One call's split-K partial sums were read by another's reduce.

@@ -133,27 +133,28 @@ struct Part {
 };
 
 struct Plan {
-  std::vector<Part> parts;  // launched in order on the call's stream
+  std::vector<Part> parts;  // the main block first; the edge parts run beside it (Library::launch_parts)
   std::string what;         // for messages
   std::string range;        // the NVTX range of its calls: operation, shape, mode, kernel configurations
-  // The largest part's: the parts run one after another on the stream, each in the same workspace
-  // (a later part's kernels wait for the earlier ones, dependent launches included: grid_dependency.cuh).
+  // The parts' together: each part has workspace of its own, since they run at once.
   size_t float_bytes = 0, counter_bytes = 0;
   uint64_t bound = 0;      // the workspace generation the plan's pointers point into (0: none yet)
   std::unique_ptr<Plan> fallback;  // the plan that needs no workspace, made when one cannot be had
   size_t bytes() const { return float_bytes + counter_bytes; }
-  // Points the parts into a workspace: partial sums, packed operands, staged operands.
+  // Points the parts into a workspace, one after another: partial sums, packed operands, staged
+  // operands, and counters.
   void bind(float* floats, unsigned* counters) {
+    size_t at = 0;
+    auto carve = [&](size_t n) {
+      float* p = reinterpret_cast<float*>(reinterpret_cast<char*>(floats) + at);
+      at += round_up(n * sizeof(float));
+      return p;
+    };
     for (auto& part : parts) {
       auto& plan = part.plan;
-      size_t at = 0;
-      auto carve = [&](size_t n) {
-        float* p = reinterpret_cast<float*>(reinterpret_cast<char*>(floats) + at);
-        at += round_up(n * sizeof(float));
-        return p;
-      };
       if (plan.workspace_floats) plan.args.workspace = carve(plan.workspace_floats);
       if (plan.counter_count) plan.args.counters = counters;
+      counters += plan.counter_count;
       if (size_t n = plan.packed.floats()) bind_packed(plan, carve(n));
       if (size_t n = plan.tma.staged_floats()) bind_staged(plan, carve(n));
     }
@@ -179,6 +180,12 @@ struct StreamWorkspace {
   size_t float_bytes = 0, counter_bytes = 0;
   uint64_t generation = 0;  // changes with every new buffer
   cudaEvent_t last_use = nullptr;  // after the latest call that used the buffers
+  // Where a peeled call's edge parts run beside its main block, made on first use on `side_device`
+  // (kept for the process, as the stream's entry is), with the events that fork it from the
+  // stream and join it back.
+  cudaStream_t side = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
+  int side_device = -1;
   size_t bytes() const { return float_bytes + counter_bytes; }
   // Frees the buffers once the work using them is done.
   void drop() {
@@ -267,11 +274,39 @@ class Library {
       if (!provided(*plan)) throw RuntimeError(plan->what + ": no workspace to be had, and its fallback needs one");
     }
     CallRange range(plan->range);
-    for (const auto& part : plan->parts) {
-      const float *pa = a + part.a_at, *pb = b + part.b_at;
-      launch(part.plan, part.swap ? pb : pa, part.swap ? pa : pb, c + part.c_at, alpha, beta, stream);
-    }
+    launch_parts(*plan, *ws, key.device, a, b, c, alpha, beta, stream);
     if (plan->bytes() && !captured) GEMMLAB_CUDA(cudaEventRecord(ws->last_use, stream));
+  }
+
+  // A peeled plan's edge parts write other blocks of C than its main block and have workspace of
+  // their own: they run on the stream's side stream, forked from the stream before the main block
+  // (after the work before the call) and joined back after it (before the work after the call), so
+  // that they fill the SMs the main block's last wave leaves idle. A capture records the fork and
+  // the join as the graph's edges. Called with the stream's lock held.
+  void launch_parts(const Plan& plan, StreamWorkspace& ws, int device, const float* a, const float* b, float* c,
+                    float alpha, float beta, cudaStream_t stream) {
+    auto go = [&](const Part& part, cudaStream_t s) {
+      const float *pa = a + part.a_at, *pb = b + part.b_at;
+      launch(part.plan, part.swap ? pb : pa, part.swap ? pa : pb, c + part.c_at, alpha, beta, s);
+    };
+    if (plan.parts.size() > 1 && !ws.side) {
+      RelaxedCapture relaxed;  // made once, possibly inside a capture
+      GEMMLAB_CUDA(cudaStreamCreateWithFlags(&ws.side, cudaStreamNonBlocking));
+      GEMMLAB_CUDA(cudaEventCreateWithFlags(&ws.fork, cudaEventDisableTiming));
+      GEMMLAB_CUDA(cudaEventCreateWithFlags(&ws.join, cudaEventDisableTiming));
+      ws.side_device = device;
+    }
+    // The legacy default stream's entry serves every device: its side stream only the first.
+    if (plan.parts.size() == 1 || ws.side_device != device) {
+      for (const auto& part : plan.parts) go(part, stream);
+      return;
+    }
+    GEMMLAB_CUDA(cudaEventRecord(ws.fork, stream));
+    go(plan.parts[0], stream);
+    GEMMLAB_CUDA(cudaStreamWaitEvent(ws.side, ws.fork));
+    for (size_t i = 1; i < plan.parts.size(); ++i) go(plan.parts[i], ws.side);
+    GEMMLAB_CUDA(cudaEventRecord(ws.join, ws.side));
+    GEMMLAB_CUDA(cudaStreamWaitEvent(stream, ws.join));
   }
 
   // A peeled product's choice is its main block's, the peel said first.
@@ -552,8 +587,8 @@ class Library {
       Part part = make_part(device, x.problem, math, a + x.a_at, b + x.b_at, c + x.c_at, no_workspace,
                             peeled.any(), kernels);
       part.a_at = x.a_at, part.b_at = x.b_at, part.c_at = x.c_at;
-      owned->float_bytes = std::max(owned->float_bytes, part.float_bytes);
-      owned->counter_bytes = std::max(owned->counter_bytes, part.counter_bytes);
+      owned->float_bytes += part.float_bytes;
+      owned->counter_bytes += part.counter_bytes;
       owned->parts.push_back(std::move(part));
     }
     char why[96] = "";
