@@ -66,9 +66,9 @@ std::vector<Dispatch> dispatch_candidates(const GpuModel& gpu, const Problem& ca
 // A product a few rows or columns past a multiple of the large tiles (1025 = 8·128 + 1) pays a
 // whole tile row or column for them: computed instead as its main block (the first M - rows by
 // N - cols of C) and the rows and columns past it, each a call of its own (thin products, GEMVs),
-// where the model prices the parts, each after the first kPeelPartUs more, under the whole: such a
-// part waits for the grid before it to drain, then launches (the peeled plans of 1025³, 1032³,
-// 2049³ and 2056³, two edge parts each, ran 15-17 us over the model's parts; perf-log 104). In the
+// where the model prices the parts, each after the first kPeelPartUs more, under the whole (run
+// beside the main block, 1025³'s two edge parts cost 7.8 us over the model's parts; one after
+// another, 15-17 us; perf-log 104). In the
 // caller's orientation (any layout), in every math mode (each part meets the mode's contract);
 // none: rows = cols = 0.
 struct Peel {
@@ -77,7 +77,7 @@ struct Peel {
   bool any() const { return rows || cols; }
 };
 constexpr long long kPeelTile = 128, kPeelMax = 8;
-constexpr double kPeelPartUs = 8;
+constexpr double kPeelPartUs = 4;
 Peel peel(const GpuModel& gpu, const Problem& p, MathMode math);
 // The parts of a peeled problem: the main block, then the rows past it (every column), then the
 // columns past it (the main block's rows); `at` gives each part's first element of op(A), op(B)
