@@ -493,6 +493,31 @@ TEST(Peel, ModelPeelsJustPastATileMultiple) {
   EXPECT_TRUE(peel(h100, shape(2049, 2049, 2049), MathMode::tensor_fp32).any());
 }
 
+// A strided x is gathered before a GEMV that reads it once per row, when the matrix is large enough
+// to pay for the copy: a row-major product's column edge (B's last column) and sgemv with incx > 1,
+// not a column-contiguous GEMV (it reads x once per block), a unit increment or a small matrix.
+TEST(Gather, StridedVectorsOfRowContiguousGemvs) {
+  auto gemv = [](int64_t m, int64_t k, Trans t, int64_t incx) {
+    Problem g = normalized(Problem::gemv(m, k, Layout::row_major, t));
+    g.ldb = incx;
+    return g;
+  };
+  EXPECT_TRUE(gathers_x(gemv(4096, 4097, Trans::no, 4097)));
+  EXPECT_TRUE(gathers_x(gemv(2048, 2049, Trans::no, 2)));
+  EXPECT_FALSE(gathers_x(gemv(4096, 4097, Trans::no, 1)));
+  EXPECT_FALSE(gathers_x(gemv(4096, 4097, Trans::yes, 4097)));
+  EXPECT_FALSE(gathers_x(gemv(1024, 1025, Trans::no, 1025)));  // 1M elements: the copy costs what it saves
+  EXPECT_FALSE(gathers_x(gemv(32, 1 << 20, Trans::no, 3)));    // few rows read x few times
+  // The column edge of a peeled row-major 4097³ is such a GEMV; col-major's is contiguous.
+  for (auto [layout, gathers] : {std::pair{Layout::row_major, true}, {Layout::col_major, false}}) {
+    const Problem p = shape(4097, 4097, 4097, layout);
+    const auto parts = peel_parts(p, Peel{1, 1});
+    const Problem edge = canonical(parts[2].problem);
+    const Route r = edge.n == 1 ? Route::gemv_n : Route::gemv_m;
+    EXPECT_EQ(gathers_x(vector_problem(edge, r)), gathers) << to_string(layout);
+  }
+}
+
 // hopper-simt stages operands TMA cannot read, so an odd lda or ldb leaves its C stores 16 bytes
 // wide; a family that reads operands itself takes the all-unaligned variant (built ahead of time).
 TEST(Launch, VariantOfATmaFamilyFollowsC) {

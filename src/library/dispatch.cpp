@@ -808,6 +808,11 @@ std::vector<PeelPart> peel_parts(const Problem& p, const Peel& peel) {
   return out;
 }
 
+bool gathers_x(const Problem& g) {
+  return g.op == Op::gemv && g.trans_a == Trans::no && g.ldb != 1 && g.m >= kGatherRows &&
+         g.m * g.k >= kGatherElements;
+}
+
 Peel peel(const GpuModel& gpu, const Problem& p, MathMode math) {
   if (p.op != Op::gemm || p.m < 2 * kPeelTile || p.n < 2 * kPeelTile) return {};
   Peel x;

@@ -88,6 +88,14 @@ struct PeelPart {
 };
 std::vector<PeelPart> peel_parts(const Problem& p, const Peel& peel);
 
+// Whether a GEMV reads x from a contiguous copy gathered first (one 2D copy into the workspace): a
+// GEMV whose rows are contiguous reads x once per row, so x with its elements apart (incx > 1, as a
+// row-major product's column edge reads B's last column) costs M·K sectors instead of M·K·4 bytes:
+// 2-4x the GEMV at 3073-8193 rows (perf-log 104). Worth a copy's launch from kGatherElements of
+// the matrix and kGatherRows rows (a GEMV problem: row-major, x K x 1 with ldb = its increment).
+constexpr long long kGatherRows = 64, kGatherElements = 1ll << 22;
+bool gathers_x(const Problem& gemv);
+
 // The GEMV problem of a vector route: op(A) (gemv_n) or op(B)ᵀ (gemv_m) as a row-major A,
 // transposed where its rows are strided, with the vector's and the result's increments as the
 // leading dimensions of the one-column x and y. Not normalized (the lab's GEMV problems have unit

@@ -128,7 +128,11 @@ struct Part {
   LaunchPlan plan;
   bool swap = false;
   long long a_at = 0, b_at = 0, c_at = 0;
-  size_t float_bytes = 0;  // split-K + packed + staged
+  // A GEMV's x gathered first (dispatch.hpp's gathers_x): its gather_k elements, gather_inc apart,
+  // copied to `gathered` in the workspace.
+  long long gather_k = 0, gather_inc = 0;
+  float* gathered = nullptr;
+  size_t float_bytes = 0;  // split-K + packed + staged + gathered
   size_t counter_bytes = 0;
 };
 
@@ -157,17 +161,26 @@ struct Plan {
       counters += plan.counter_count;
       if (size_t n = plan.packed.floats()) bind_packed(plan, carve(n));
       if (size_t n = plan.tma.staged_floats()) bind_staged(plan, carve(n));
+      if (part.gather_k) part.gathered = carve(size_t(part.gather_k));
     }
   }
 };
 
+// A switch read once from the environment: "0" or "1", else `by_default`.
+bool env_switch(const char* name, bool by_default) {
+  const char* v = std::getenv(name);
+  return v && std::string(v) == "0" ? false : v && std::string(v) == "1" ? true : by_default;
+}
 // Whether the library peels products just past a tile multiple: yes unless GEMMLAB_PEEL=0 (for an
 // A/B measurement; perf-log 104).
 bool peel_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("GEMMLAB_PEEL");
-    return !(v && std::string(v) == "0");
-  }();
+  static const bool enabled = env_switch("GEMMLAB_PEEL", true);
+  return enabled;
+}
+// Whether it gathers a strided x before a GEMV (dispatch.hpp's gathers_x): GEMMLAB_GATHER=1, off
+// until the GPU measures it (perf-log 105).
+bool gather_enabled() {
+  static const bool enabled = env_switch("GEMMLAB_GATHER", false);
   return enabled;
 }
 
@@ -287,7 +300,13 @@ class Library {
                     float alpha, float beta, cudaStream_t stream) {
     auto go = [&](const Part& part, cudaStream_t s) {
       const float *pa = a + part.a_at, *pb = b + part.b_at;
-      launch(part.plan, part.swap ? pb : pa, part.swap ? pa : pb, c + part.c_at, alpha, beta, s);
+      const float* x = part.swap ? pa : pb;  // a GEMV's vector; a GEMM's op(B)
+      if (part.gather_k) {
+        GEMMLAB_CUDA(cudaMemcpy2DAsync(part.gathered, sizeof(float), x, size_t(part.gather_inc) * sizeof(float),
+                                       sizeof(float), size_t(part.gather_k), cudaMemcpyDeviceToDevice, s));
+        x = part.gathered;
+      }
+      launch(part.plan, part.swap ? pb : pa, x, c + part.c_at, alpha, beta, s);
     };
     if (plan.parts.size() > 1 && !ws.side) {
       RelaxedCapture relaxed;  // made once, possibly inside a capture
@@ -313,7 +332,12 @@ class Library {
   Choice choose(int device, const Problem& p, MathMode math) {
     std::lock_guard lock(mu_);
     const Peel x = peel_enabled() ? peel(model(device), p, math) : Peel{};
-    if (!x.any()) return decide(device, p, math, false).choice;
+    if (!x.any()) {
+      auto d = decide(device, p, math, false);
+      if (gather_enabled() && gathers_x(d.problem))
+        d.choice.why += "; x gathered first from increments of " + std::to_string(d.problem.ldb);
+      return d.choice;
+    }
     const Problem main = peel_parts(p, x)[0].problem;
     Choice ch = decide(device, main, math, false).choice;
     char why[160];
@@ -607,9 +631,17 @@ class Library {
     Part part;
     // The vector routes' operands in the GEMV's order: the matrix, then the vector. (A GEMM plan trades a column-major call's operands itself.)
     part.swap = d.route != Route::gemm && swapped(p) != (d.route == Route::gemv_m);
+    const float* x = part.swap ? a : b;
+    std::string gathered;
+    if (gather_enabled() && !no_workspace && gathers_x(d.problem)) {
+      static const float aligned[4] = {};  // the copy starts the workspace's 256-byte carve
+      part.gather_k = d.problem.k, part.gather_inc = d.problem.ldb;
+      gathered = " (x gathered from increments of " + std::to_string(d.problem.ldb) + ")";
+      d.problem.ldb = 1, x = aligned;
+    }
     auto plan_of = [&](const Choice& ch) {
       return launcher(*find_family(ch.family), ch.params)
-          .plan(d.problem, part.swap ? b : a, part.swap ? a : b, c, /*shared_buffers=*/false, /*whole_alignment=*/true);
+          .plan(d.problem, part.swap ? b : a, x, c, /*shared_buffers=*/false, /*whole_alignment=*/true);
     };
     Choice ch = d.choice;
     part.plan = plan_of(ch);
@@ -624,9 +656,11 @@ class Library {
     }
     const auto& plan = part.plan;
     kernels += (kernels.empty() ? "" : "; ") + (named ? describe(p) + ": " : "") +
-               (d.route == Route::gemm ? "" : "as " + describe(d.problem) + ", ") + ch.family + " " + ch.params;
+               (d.route == Route::gemm ? "" : "as " + describe(d.problem) + ", ") + ch.family + " " + ch.params +
+               gathered;
     auto bytes = [](size_t floats) { return round_up(floats * sizeof(float)); };
-    part.float_bytes = bytes(plan.workspace_floats) + bytes(plan.packed.floats()) + bytes(plan.tma.staged_floats());
+    part.float_bytes = bytes(plan.workspace_floats) + bytes(plan.packed.floats()) + bytes(plan.tma.staged_floats()) +
+                       bytes(size_t(part.gather_k));
     part.counter_bytes = plan.counter_count * sizeof(unsigned);
     return part;
   }
