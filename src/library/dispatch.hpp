@@ -68,9 +68,8 @@ std::vector<Dispatch> dispatch_candidates(const GpuModel& gpu, const Problem& ca
 // N - cols of C) and the rows and columns past it, each a call of its own (thin products, GEMVs),
 // where the model prices the parts, each after the first kPeelPartUs more, under the whole (run
 // beside the main block, 1025³'s two edge parts cost 7.8 us over the model's parts; one after
-// another, 15-17 us; perf-log 104). In the
-// caller's orientation (any layout), in every math mode (each part meets the mode's contract);
-// none: rows = cols = 0.
+// another, 15-17 us; perf-log 104). In the caller's orientation (any layout), in every math mode
+// (each part meets the mode's contract); none: rows = cols = 0.
 struct Peel {
   long long rows = 0, cols = 0;       // of C past the main block
   double whole_us = 0, parts_us = 0;  // the model's times

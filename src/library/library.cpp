@@ -168,8 +168,8 @@ struct Plan {
 
 // A switch read once from the environment: "0" or "1", else `by_default`.
 bool env_switch(const char* name, bool by_default) {
-  const char* v = std::getenv(name);
-  return v && std::string(v) == "0" ? false : v && std::string(v) == "1" ? true : by_default;
+  const std::string v = std::getenv(name) ? std::getenv(name) : "";
+  return v == "0" ? false : v == "1" ? true : by_default;
 }
 // Whether the library peels products just past a tile multiple: yes unless GEMMLAB_PEEL=0 (for an
 // A/B measurement; perf-log 104).
@@ -634,7 +634,7 @@ class Library {
     const float* x = part.swap ? a : b;
     std::string gathered;
     if (gather_enabled() && !no_workspace && gathers_x(d.problem)) {
-      static const float aligned[4] = {};  // the copy starts the workspace's 256-byte carve
+      static const float aligned[4] = {};  // the copy's address: a workspace carve, 256-byte aligned
       part.gather_k = d.problem.k, part.gather_inc = d.problem.ldb;
       gathered = " (x gathered from increments of " + std::to_string(d.problem.ldb) + ")";
       d.problem.ldb = 1, x = aligned;
