@@ -340,12 +340,11 @@ class Library {
     }
     const Problem main = peel_parts(p, x)[0].problem;
     Choice ch = decide(device, main, math, false).choice;
-    char why[160];
-    std::snprintf(why, sizeof why,
-                  "peeled (model %.1f us, whole %.1f): the main block %s here, the %lld rows and %lld columns past "
-                  "it as calls of their own; ",
-                  x.parts_us, x.whole_us, describe(main).c_str(), x.rows, x.cols);
-    ch.why = why + ch.why;
+    char times[64];
+    std::snprintf(times, sizeof times, "peeled (model %.1f us, whole %.1f): ", x.parts_us, x.whole_us);
+    ch.why = times + ("the main block " + describe(main) + " here, the " + std::to_string(x.rows) + " rows and " +
+                      std::to_string(x.cols) + " columns past it as calls of their own beside it (a side stream); ") +
+             ch.why;
     return ch;
   }
 
