@@ -1013,7 +1013,7 @@ TEST(Library, KernelsOfACallAreProgrammaticDependents) {
     return name && chained.count(name) > 0;
   };
   Stream stream;
-  // 1025³ strict_fp32 runs peeled: its parts' products follow one another.
+  // 1025³ strict_fp32 runs peeled: its edge parts' products follow one another on the side stream.
   const Problem shapes[] = {gemm_of(511, 511, 511), gemm_of(257, 300, 1111), gemm_of(1025, 1025, 1025)};
   uint64_t seed = 77;
   int chained = 0;
