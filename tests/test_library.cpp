@@ -494,8 +494,8 @@ TEST(Peel, ModelPeelsJustPastATileMultiple) {
 }
 
 // A strided x is gathered before a GEMV that reads it once per row, when the matrix is large enough
-// to pay for the copy: a row-major product's column edge (B's last column) and sgemv with incx > 1,
-// not a column-contiguous GEMV (it reads x once per block), a unit increment or a small matrix.
+// to pay for the copy: a row-major product's column edge (B's last column) and sgemv with incx >= 8,
+// not a column-contiguous GEMV (it reads x once per block), close elements or a small matrix.
 TEST(Gather, StridedVectorsOfRowContiguousGemvs) {
   auto gemv = [](int64_t m, int64_t k, Trans t, int64_t incx) {
     Problem g = normalized(Problem::gemv(m, k, Layout::row_major, t));
@@ -503,7 +503,8 @@ TEST(Gather, StridedVectorsOfRowContiguousGemvs) {
     return g;
   };
   EXPECT_TRUE(gathers_x(gemv(4096, 4097, Trans::no, 4097)));
-  EXPECT_TRUE(gathers_x(gemv(2048, 2049, Trans::no, 2)));
+  EXPECT_TRUE(gathers_x(gemv(2048, 2049, Trans::no, 8)));
+  EXPECT_FALSE(gathers_x(gemv(2048, 2049, Trans::no, 7)));  // two elements share some sectors
   EXPECT_FALSE(gathers_x(gemv(4096, 4097, Trans::no, 1)));
   EXPECT_FALSE(gathers_x(gemv(4096, 4097, Trans::yes, 4097)));
   EXPECT_FALSE(gathers_x(gemv(1024, 1025, Trans::no, 1025)));  // 1M elements: the copy costs what it saves

@@ -809,7 +809,7 @@ std::vector<PeelPart> peel_parts(const Problem& p, const Peel& peel) {
 }
 
 bool gathers_x(const Problem& g) {
-  return g.op == Op::gemv && g.trans_a == Trans::no && g.ldb != 1 && g.m >= kGatherRows &&
+  return g.op == Op::gemv && g.trans_a == Trans::no && g.ldb >= kGatherIncrement && g.m >= kGatherRows &&
          g.m * g.k >= kGatherElements;
 }
 

@@ -88,11 +88,13 @@ struct PeelPart {
 std::vector<PeelPart> peel_parts(const Problem& p, const Peel& peel);
 
 // Whether a GEMV reads x from a contiguous copy gathered first (one 2D copy into the workspace): a
-// GEMV whose rows are contiguous reads x once per row, so x with its elements apart (incx > 1, as a
-// row-major product's column edge reads B's last column) costs M·K sectors instead of M·K·4 bytes:
-// 2-4x the GEMV at 3073-8193 rows (perf-log 104). Worth a copy's launch from kGatherElements of
-// the matrix and kGatherRows rows (a GEMV problem: row-major, x K x 1 with ldb = its increment).
-constexpr long long kGatherRows = 64, kGatherElements = 1ll << 22;
+// GEMV whose rows are contiguous reads x once per row, so x with each element in a sector of its
+// own (incx >= kGatherIncrement, as a row-major product's column edge reads B's last column) costs
+// M·K sectors instead of M·K·4 bytes: 2-4x the GEMV at 3073-8193 rows (perf-log 104). Closer
+// elements share sectors, and the copy's launch cost more than it saved at incx 5 (perf-log 105).
+// Worth a copy from kGatherElements of the matrix and kGatherRows rows (a GEMV problem: row-major,
+// x K x 1 with ldb = its increment).
+constexpr long long kGatherRows = 64, kGatherElements = 1ll << 22, kGatherIncrement = 8;
 bool gathers_x(const Problem& gemv);
 
 // The GEMV problem of a vector route: op(A) (gemv_n) or op(B)ᵀ (gemv_m) as a row-major A,

@@ -177,10 +177,10 @@ bool peel_enabled() {
   static const bool enabled = env_switch("GEMMLAB_PEEL", true);
   return enabled;
 }
-// Whether it gathers a strided x before a GEMV (dispatch.hpp's gathers_x): GEMMLAB_GATHER=1, off
-// until the GPU measures it (perf-log 105).
+// Whether it gathers a strided x before a GEMV (dispatch.hpp's gathers_x); GEMMLAB_GATHER=0 turns it
+// off (A/B measurement; perf-log 105).
 bool gather_enabled() {
-  static const bool enabled = env_switch("GEMMLAB_GATHER", false);
+  static const bool enabled = env_switch("GEMMLAB_GATHER", true);
   return enabled;
 }
 
