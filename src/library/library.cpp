@@ -177,6 +177,12 @@ bool peel_enabled() {
   static const bool enabled = env_switch("GEMMLAB_PEEL", true);
   return enabled;
 }
+// Whether a peeled call's edge parts run beside its main block (a side stream) or after it on the
+// call's stream: GEMMLAB_PEEL_BESIDE=0 (A/B measurement; perf-log 105b).
+bool peel_beside_enabled() {
+  static const bool enabled = env_switch("GEMMLAB_PEEL_BESIDE", true);
+  return enabled;
+}
 // Whether it gathers a strided x before a GEMV (dispatch.hpp's gathers_x); GEMMLAB_GATHER=0 turns it
 // off (A/B measurement; perf-log 105).
 bool gather_enabled() {
@@ -308,7 +314,8 @@ class Library {
       }
       launch(part.plan, part.swap ? pb : pa, x, c + part.c_at, alpha, beta, s);
     };
-    if (plan.parts.size() > 1 && !ws.side) {
+    const bool beside = plan.parts.size() > 1 && peel_beside_enabled();
+    if (beside && !ws.side) {
       RelaxedCapture relaxed;  // made once, possibly inside a capture
       GEMMLAB_CUDA(cudaStreamCreateWithFlags(&ws.side, cudaStreamNonBlocking));
       GEMMLAB_CUDA(cudaEventCreateWithFlags(&ws.fork, cudaEventDisableTiming));
@@ -316,7 +323,7 @@ class Library {
       ws.side_device = device;
     }
     // The legacy default stream's entry serves every device: its side stream only the first.
-    if (plan.parts.size() == 1 || ws.side_device != device) {
+    if (!beside || ws.side_device != device) {
       for (const auto& part : plan.parts) go(part, stream);
       return;
     }
