@@ -493,6 +493,18 @@ TEST(Peel, ModelPeelsJustPastATileMultiple) {
   EXPECT_TRUE(peel(h100, shape(2049, 2049, 2049), MathMode::tensor_fp32).any());
 }
 
+// A peeled call's edges run beside its main block, except after an ozaki main block of many waves
+// (perf-log 105c: beside it they cost tensor_fp32 8193³ 1.4 ms, after it ~0.1).
+TEST(Peel, EdgesAfterALongOzakiMainBlock) {
+  const auto h100 = GpuModel::h100();
+  auto main = [](long long m) { return shape(m, m, m + 1); };
+  EXPECT_TRUE(edges_beside(h100, main(2048), "ozaki"));  // 1.94 waves
+  EXPECT_FALSE(edges_beside(h100, main(4096), "ozaki"));  // 7.76
+  EXPECT_FALSE(edges_beside(h100, main(8192), "ozaki"));
+  EXPECT_TRUE(edges_beside(h100, main(8192), "hopper-simt"));
+  EXPECT_TRUE(edges_beside(h100, main(8192), "wgmma"));
+}
+
 // A strided x is gathered before a GEMV that reads it once per row, when the matrix is large enough
 // to pay for the copy: a row-major product's column edge (B's last column) and sgemv with incx >= 8,
 // not a column-contiguous GEMV (it reads x once per block), close elements or a small matrix.

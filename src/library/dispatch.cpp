@@ -825,6 +825,11 @@ Peel peel(const GpuModel& gpu, const Problem& p, MathMode math) {
   return x.parts_us < x.whole_us ? x : Peel{};
 }
 
+bool edges_beside(const GpuModel& gpu, const Problem& main, const std::string& main_family) {
+  const double waves = double(main.m / kPeelTile) * double(main.n / kPeelTile) / gpu.sms;
+  return main_family != "ozaki" || waves <= kBesideWaves;
+}
+
 Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t max_workspace) {
   Dispatch d;
   if (p.n == 1 || p.m == 1) {

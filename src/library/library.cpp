@@ -126,6 +126,7 @@ size_t round_up(size_t bytes) { return (bytes + 255) / 256 * 256; }
 // reading the call's arrays from its own first elements.
 struct Part {
   LaunchPlan plan;
+  std::string family;
   bool swap = false;
   long long a_at = 0, b_at = 0, c_at = 0;
   // A GEMV's x gathered first (dispatch.hpp's gathers_x): its gather_k elements, gather_inc apart,
@@ -137,7 +138,8 @@ struct Part {
 };
 
 struct Plan {
-  std::vector<Part> parts;  // the main block first; the edge parts run beside it (Library::launch_parts)
+  std::vector<Part> parts;  // the main block first, then the edge parts (Library::launch_parts)
+  bool beside = false;      // the edge parts run beside the main block (dispatch.hpp's edges_beside)
   std::string what;         // for messages
   std::string range;        // the NVTX range of its calls: operation, shape, mode, kernel configurations
   // The parts' together: each part has workspace of its own, since they run at once.
@@ -177,8 +179,8 @@ bool peel_enabled() {
   static const bool enabled = env_switch("GEMMLAB_PEEL", true);
   return enabled;
 }
-// Whether a peeled call's edge parts run beside its main block (a side stream) or after it on the
-// call's stream: GEMMLAB_PEEL_BESIDE=0 (A/B measurement; perf-log 105b).
+// Whether a peeled call's edge parts may run beside its main block (where edges_beside says so) or
+// always after it on the call's stream: GEMMLAB_PEEL_BESIDE=0 (A/B measurement; perf-log 105c).
 bool peel_beside_enabled() {
   static const bool enabled = env_switch("GEMMLAB_PEEL_BESIDE", true);
   return enabled;
@@ -300,8 +302,9 @@ class Library {
   // A peeled plan's edge parts write other blocks of C than its main block and have workspace of
   // their own: they run on the stream's side stream, forked from the stream before the main block
   // (after the work before the call) and joined back after it (before the work after the call), so
-  // that they fill the SMs the main block's last wave leaves idle. A capture records the fork and
-  // the join as the graph's edges. Called with the stream's lock held.
+  // that they fill the SMs the main block's last wave leaves idle; where the plan says not beside
+  // (edges_beside), after the main block on the call's stream. A capture records the fork and the
+  // join as the graph's edges. Called with the stream's lock held.
   void launch_parts(const Plan& plan, StreamWorkspace& ws, int device, const float* a, const float* b, float* c,
                     float alpha, float beta, cudaStream_t stream) {
     auto go = [&](const Part& part, cudaStream_t s) {
@@ -314,7 +317,7 @@ class Library {
       }
       launch(part.plan, part.swap ? pb : pa, x, c + part.c_at, alpha, beta, s);
     };
-    const bool beside = plan.parts.size() > 1 && peel_beside_enabled();
+    const bool beside = plan.beside && peel_beside_enabled();
     if (beside && !ws.side) {
       RelaxedCapture relaxed;  // made once, possibly inside a capture
       GEMMLAB_CUDA(cudaStreamCreateWithFlags(&ws.side, cudaStreamNonBlocking));
@@ -349,8 +352,10 @@ class Library {
     Choice ch = decide(device, main, math, false).choice;
     char times[64];
     std::snprintf(times, sizeof times, "peeled (model %.1f us, whole %.1f): ", x.parts_us, x.whole_us);
+    const bool beside = peel_beside_enabled() && edges_beside(model(device), main, ch.family);
     ch.why = times + ("the main block " + describe(main) + " here, the " + std::to_string(x.rows) + " rows and " +
-                      std::to_string(x.cols) + " columns past it as calls of their own beside it (a side stream); ") +
+                      std::to_string(x.cols) + " columns past it as calls of their own " +
+                      (beside ? "beside it (a side stream); " : "after it; ")) +
              ch.why;
     return ch;
   }
@@ -621,6 +626,7 @@ class Library {
       owned->counter_bytes += part.counter_bytes;
       owned->parts.push_back(std::move(part));
     }
+    owned->beside = peeled.any() && edges_beside(model(device), blocks[0].problem, owned->parts[0].family);
     char why[96] = "";
     if (peeled.any())
       std::snprintf(why, sizeof why, "peeled (model %.1f us, whole %.1f): ", peeled.parts_us, peeled.whole_us);
@@ -661,6 +667,7 @@ class Library {
       part.plan = plan_of(ch);
     }
     const auto& plan = part.plan;
+    part.family = ch.family;
     kernels += (kernels.empty() ? "" : "; ") + (named ? describe(p) + ": " : "") +
                (d.route == Route::gemm ? "" : "as " + describe(d.problem) + ", ") + ch.family + " " + ch.params +
                gathered;
