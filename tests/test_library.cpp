@@ -493,6 +493,14 @@ TEST(Peel, ModelPeelsJustPastATileMultiple) {
   EXPECT_TRUE(peel(h100, shape(2049, 2049, 2049), MathMode::tensor_fp32).any());
 }
 
+// GEMMLAB_MODEL names the model the library plans with; an unknown name is none.
+TEST(Model, NamedGpuModels) {
+  EXPECT_EQ(GpuModel::named("h100")->dram_gbps, GpuModel::h100().dram_gbps);
+  EXPECT_EQ(GpuModel::named("a100")->sms, 108);
+  EXPECT_FALSE(GpuModel::named("h200").has_value());
+  EXPECT_FALSE(GpuModel::named("").has_value());
+}
+
 // A peeled call's edges run beside its main block, except after an ozaki main block of many waves
 // (perf-log 105c: beside it they cost tensor_fp32 8193³ 1.4 ms, after it ~0.1).
 TEST(Peel, EdgesAfterALongOzakiMainBlock) {

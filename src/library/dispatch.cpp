@@ -640,6 +640,12 @@ GpuModel GpuModel::a100() {
           65536, 2048};
 }
 
+std::optional<GpuModel> GpuModel::named(const std::string& name) {
+  if (name == "h100") return h100();
+  if (name == "a100") return a100();
+  return std::nullopt;
+}
+
 std::string to_string(Route r) {
   switch (r) {
     case Route::gemm: return "gemm";

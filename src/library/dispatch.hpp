@@ -6,6 +6,7 @@
 // table (the tuning database, the built-in table) refines it where its class matches exactly.
 // No CUDA call here: the rules are tested on described GPUs.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct GpuModel {
   static GpuModel of(const DeviceInfo& d);
   static GpuModel h100();  // H100 SXM, as queried there
   static GpuModel a100();  // A100 SXM 40 GB, from its data sheet
+  // h100() or a100() by their short names; none for another name.
+  static std::optional<GpuModel> named(const std::string& name);
 };
 
 // How a call is computed.
