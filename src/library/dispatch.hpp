@@ -85,7 +85,7 @@ Peel peel(const GpuModel& gpu, const Problem& p, MathMode math);
 // its last wave leaves idle) or after it. Beside an ozaki main block of more than kBesideWaves
 // waves of kPeelTile tiles they cost far more than their own time (its persistent product blocks
 // fill every SM for many waves): tensor_fp32 8193³ 7.25 ms after, 8.62 beside, 7.71 whole; 4097³
-// 1.21 against 1.28; at 2049³ (1.94 waves) beside still wins, 0.243 against 0.258 (perf-log 105c).
+// 1.21 against 1.28; at 2049³ (1.94 waves) beside still wins, 0.241-0.243 ms against 0.255-0.260 (105c).
 // Every other family measured beside at or ahead of after (strict 2049³-8193³).
 constexpr double kBesideWaves = 4;
 bool edges_beside(const GpuModel& gpu, const Problem& main, const std::string& main_family);
