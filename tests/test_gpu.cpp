@@ -1137,7 +1137,9 @@ TEST(Library, InfAndNanAsCublas) {
 TEST(Library, BitwiseDeterministic) {
   REQUIRE_GPU();
   Stream stream;
-  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{96, 80, 200000}, {1, 2000, 100000}, {700, 900, 3000}})
+  // 512x2304x768 NT: strict FP32 streams its 72 tiles' K over every SM (hopper-simt's stream-K).
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{96, 80, 200000}, {1, 2000, 100000}, {700, 900, 3000},
+                         {512, 2304, 768}})
     for (auto mode : kModes) {
       Placed x(normalized(problem_of_shape(Op::gemm, {m, n, k}, Layout::row_major, Trans::no, Trans::yes)), 0, 3,
                stream.s);
@@ -1353,7 +1355,7 @@ TEST(Gpu, TransposedProductReadsTheLargeOperandInPlace) {
 
 // hopper-simt reads the caller's operands through TMA, which needs 16-byte rows: every layout and
 // transpose, with leading dimensions as given or padded (odd ones run from staged copies), edges in
-// M, N and K (K under one tile, tails of every tile side), alpha and beta, split-K.
+// M, N and K (K under one tile, tails of every tile side), alpha and beta, split-K and the streamed tail.
 TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
   REQUIRE_GPU();
   auto dev = query_device(0);
@@ -1366,7 +1368,10 @@ TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
                                       parse_params(f, "tile=256x64x32,warp=32x64,vpt=8x8,stages=5,splitk=2"),
                                       parse_params(f, "fragments=double,splitk=2"),
                                       parse_params(f, "tile=128x256x16,warp=64x64,vpt=8x16,fragments=double-b"),
-                                      parse_params(f, "fragments=double-b,transpose=yes,splitk=3")};
+                                      parse_params(f, "fragments=double-b,transpose=yes,splitk=3"),
+                                      parse_params(f, "tail=stream"),
+                                      parse_params(f, "tile=64x64x8,warp=32x32,vpt=4x8,stages=2,group=1,tail=stream"),
+                                      parse_params(f, "fragments=double-b,transpose=yes,tail=stream")};
   {
     CompileAhead ahead;  // every variant of every configuration, in parallel
     for (auto& v : configs)
@@ -1385,8 +1390,11 @@ TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
   std::uniform_int_distribution<int> pad(0, 2);
   struct Shape { int64_t m, n, k; };
   int ran = 0;
+  // The streamed tail: 1000³ (64 tiles of 128x128, 32 K tiles: 2-3 parts a tile), 2055x1003 (136
+  // tiles: the last whole wave and 4 tiles streamed), 300x4100x64 (99 tiles of 2 K tiles), 64x64x20000
+  // (one tile of 625 K tiles, a part per block).
   for (Shape s : {Shape{1, 1, 1}, Shape{5, 3, 7}, Shape{100, 200, 3}, Shape{129, 257, 17}, Shape{1000, 1000, 1000},
-                  Shape{2055, 1003, 999}, Shape{300, 4100, 64}})
+                  Shape{2055, 1003, 999}, Shape{300, 4100, 64}, Shape{64, 64, 20000}})
     for (auto layout : {Layout::row_major, Layout::col_major})
       for (int t = 0; t < 4; ++t) {
         Problem p;
@@ -1407,7 +1415,7 @@ TEST(Gpu, HopperSimtEveryLayoutWithTmaRows) {
           ++ran;
         }
       }
-  EXPECT_EQ(ran, 7 * 2 * 4 * int(configs.size()));
+  EXPECT_EQ(ran, 8 * 2 * 4 * int(configs.size()));
 }
 
 // Runs an accuracy study, prints its table and hands every kernel's row (cuBLAS's are the

@@ -132,11 +132,20 @@ TEST(Dispatch, EightRowsTakeTheEightRowTile) {
 
 // hopper-simt's split tail pays ~10 us for each round of split units after the first (perf-log 62):
 // 512x2304x768 NT (72 tiles) measured 68.3 us split 3 (two rounds), 74.7 split 5 (three), 87.7 split 6.
-TEST(Dispatch, SplitTailCountsItsRounds) {
+// The streamed tail (perf-log 107) gives each SM an equal share of those 72 tiles' K in one pass;
+// 700x900x3000 NT (48 tiles of 64x256 with long K) splits 3 ways in two rounds.
+TEST(Dispatch, SplitTailCountsItsRoundsAndStreamsAPartialWave) {
   auto d = pick(GpuModel::h100(), shape(512, 2304, 768, Layout::row_major, Trans::no, Trans::yes),
                 MathMode::strict_fp32);
   EXPECT_EQ(d.family, "hopper-simt") << d.why;
-  EXPECT_EQ(d.splits, 3) << d.why;
+  EXPECT_EQ(d.splits, 1) << d.why;
+  EXPECT_NE(d.params.find("tail=stream"), std::string::npos) << d.params;
+  EXPECT_NE(d.why.find("stream-K"), std::string::npos) << d.why;
+  auto split = pick(GpuModel::h100(), shape(700, 900, 3000, Layout::row_major, Trans::no, Trans::yes),
+                    MathMode::strict_fp32);
+  EXPECT_EQ(split.family, "hopper-simt") << split.why;
+  EXPECT_EQ(split.splits, 3) << split.why;
+  EXPECT_NE(split.params.find("tail=split"), std::string::npos) << split.params;
 }
 
 TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
@@ -144,9 +153,10 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
   // Strict FP32: the TMA-fed SIMT family on Hopper, warptiled's widest tile elsewhere.
   auto strict = pick(g, shape(8192, 8192, 8192), MathMode::strict_fp32);
   EXPECT_EQ(strict.family, "hopper-simt");
-  // 4096 tiles of 128x128 = 31 waves of 132 and 4 tiles: those 4 are split (the split tail).
-  EXPECT_GT(strict.splits, 1) << strict.why;
-  EXPECT_EQ(strict.workspace_bytes, size_t(strict.splits) * 132 * 128 * 128 * 4);
+  // 4096 tiles of 128x128 = 31 waves of 132 and 4 tiles: those 4 and the wave before them are
+  // streamed, a slot of partial sums per SM and per tile of them.
+  EXPECT_NE(strict.params.find("tail=stream"), std::string::npos) << strict.why;
+  EXPECT_EQ(strict.workspace_bytes, size_t(132 + 136) * 128 * 128 * 4);
   auto a100 = pick(GpuModel::a100(), shape(8192, 8192, 8192), MathMode::strict_fp32);
   EXPECT_EQ(a100.family, "warptiled");
   EXPECT_EQ(tile_of(a100), "128x256x16");

@@ -500,13 +500,88 @@ TEST(SplitTail, RandomShapesAndGridsFitTheWorkspace) {
         const auto x = s.unit(u);
         for (int k = x.k0; k < x.k1; ++k) ++done[size_t(x.tile * ktiles + k)];
         if (x.split < 0) continue;
-        const long long slot = (x.tile - s.whole) * s.splits + x.split;
+        const long long slot = x.first + x.split;
         EXPECT_TRUE(used.insert(slot).second) << "slot " << slot << " twice";
         EXPECT_LT(slot, slots) << p.m << "x" << p.n << " splits " << splits << " resident " << resident;
       }
     EXPECT_EQ(std::count(done.begin(), done.end(), 1), tiles * ktiles) << p.m << "x" << p.n << "x" << p.k;
     EXPECT_EQ(tiled::tail_counters(p, bm, bn, splits), splits > 1 ? tiles : 0);
   }
+}
+
+// The streamed tail (stream-K) for random shapes and grids: every K tile of every tile done once;
+// the whole tiles fill whole waves; a tile's parts are numbered 0, 1, ... in K order, each in a slot
+// of its own inside the workspace the families ask for, the tile's units agreeing on its parts; a
+// block has at most `segments` units of the stream; and its shares differ by at most one K tile.
+TEST(SplitTail, StreamSharesTheLastWavesKTilesEqually) {
+  std::mt19937 rng(31);
+  int streamed = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int bm = 128, bn = 128;
+    Problem p = Problem::square(1);
+    p.m = 1 + rng() % 4000, p.n = 1 + rng() % 4000, p.k = 1 + rng() % 5000;
+    const long long tiles = ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn);
+    const int ktiles = int((p.k + 31) / 32), resident = 1 + int(rng() % 264);
+    const long long workers = std::min<long long>(tiles * ktiles, resident);  // the launcher's grid
+    const auto s = tail::schedule(tiles, workers, 1, ktiles, true);
+    const std::string what = std::to_string(tiles) + " tiles of " + std::to_string(ktiles) + " K tiles, " +
+                             std::to_string(workers) + " blocks";
+    EXPECT_EQ(s.whole % workers, 0) << what;
+    if (!s.stream) {
+      EXPECT_TRUE(tiles % workers == 0 || (tiles % workers + (tiles > workers ? workers : 0)) * ktiles < workers) << what;
+      EXPECT_EQ(s.units(), tiles) << what;
+      continue;
+    }
+    ++streamed;
+    const long long slots = tiled::tail_workspace_floats(p, bm, bn, 1, resident, true) / (bm * bn);
+    EXPECT_LE(s.slots(), slots) << what;
+    EXPECT_EQ(tiled::tail_counters(p, bm, bn, 1, true), tiles);
+    std::vector<int> done(size_t(tiles * ktiles), 0);
+    std::vector<int> parts(size_t(tiles), 0);
+    std::vector<std::vector<std::pair<int, int>>> ranges{size_t(tiles)};  // (split, k0) per part
+    std::set<long long> used;
+    long long least = 1ll << 40, most = 0;
+    for (long long w = 0; w < workers; ++w) {
+      int units = 0;
+      long long share = 0;
+      for (long long u = w; u < s.units(); u += workers) {
+        const auto x = s.unit(u);
+        if (x.k0 == x.k1) continue;
+        ASSERT_GE(x.tile, 0);
+        ASSERT_LT(x.tile, tiles);
+        for (int k = x.k0; k < x.k1; ++k) ++done[size_t(x.tile * ktiles + k)];
+        if (x.tile < s.whole) {
+          EXPECT_EQ(x.split, -1);
+          continue;
+        }
+        ++units, share += x.k1 - x.k0;
+        if (x.split < 0) {
+          EXPECT_EQ(x.k1 - x.k0, ktiles) << what;
+          continue;
+        }
+        EXPECT_TRUE(parts[size_t(x.tile)] == 0 || parts[size_t(x.tile)] == x.parts) << what;
+        parts[size_t(x.tile)] = x.parts;
+        ranges[size_t(x.tile)].push_back({x.split, x.k0});
+        EXPECT_TRUE(used.insert(x.first + x.split).second) << "slot " << x.first + x.split << " twice, " << what;
+        EXPECT_LT(x.first + x.split, s.slots()) << what;
+      }
+      EXPECT_LE(units, s.segments) << what;
+      least = std::min(least, share), most = std::max(most, share);
+    }
+    EXPECT_LE(most - least, 1) << what;
+    EXPECT_EQ(std::count(done.begin(), done.end(), 1), tiles * ktiles) << what;
+    for (long long t = s.whole; t < tiles; ++t) {
+      auto& r = ranges[size_t(t)];
+      if (r.empty()) continue;
+      ASSERT_EQ(int(r.size()), parts[size_t(t)]) << "tile " << t << ", " << what;
+      std::sort(r.begin(), r.end());
+      for (size_t i = 0; i < r.size(); ++i) {
+        EXPECT_EQ(r[i].first, int(i)) << "tile " << t << ", " << what;
+        if (i) EXPECT_GT(r[i].second, r[i - 1].second) << "parts out of K order in tile " << t << ", " << what;
+      }
+    }
+  }
+  EXPECT_GT(streamed, 150);
 }
 
 // ---- hopper-simt: TMA-fed FFMA kernels (they compile in test_compile's search-space test) ----

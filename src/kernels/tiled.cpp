@@ -96,12 +96,15 @@ Tiling tiling(const Problem& p, int bm, int bn, int bk) {
   return {double((p.m + bm - 1) / bm) * double((p.n + bn - 1) / bn), double((p.k + bk - 1) / bk)};
 }
 
-long long tail_counters(const Problem& p, int bm, int bn, int splits) {
-  return splits > 1 ? ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) : 0;
+long long tail_counters(const Problem& p, int bm, int bn, int splits, bool stream) {
+  return splits > 1 || stream ? ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) : 0;
 }
 
-long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, int resident) {
-  const long long tiles = tail_counters(p, bm, bn, splits);
+long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, int resident, bool stream) {
+  const long long tiles = tail_counters(p, bm, bn, splits, stream);
+  // The stream's slots: one per block and one per tile of its last two waves (tail::Schedule::slots);
+  // before the grid is known, as if it had a block per tile.
+  if (stream) return (resident > 0 ? resident + std::min<long long>(tiles, 2ll * resident) : 3 * tiles) * bm * bn;
   return (resident > 0 ? std::min<long long>(tiles, resident) : tiles) * bm * bn * splits;
 }
 

@@ -94,11 +94,12 @@ struct Tiling {
 };
 Tiling tiling(const Problem& p, int bm, int bn, int bk);
 
-// The workspace of a persistent family's split tail (split_tail.cuh) over BM x BN tiles: an arrival
-// counter per tile, and a whole tile of partial sums per split of every tile that may be in the
-// tail (fewer than the resident blocks; all of them when that is unknown, resident = 0).
-long long tail_counters(const Problem& p, int bm, int bn, int splits);
-long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, int resident);
+// The workspace of a persistent family's split or streamed tail (split_tail.cuh) over BM x BN tiles:
+// an arrival counter per tile, and a whole tile of partial sums per split of every tile that may be
+// in the tail (fewer than the resident blocks; all of them when that is unknown, resident = 0), or
+// per slot of the stream.
+long long tail_counters(const Problem& p, int bm, int bn, int splits, bool stream = false);
+long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, int resident, bool stream = false);
 
 // The k-major chunked families (vectorized, pipelined, warptiled): their loaders (synchronous
 // through registers, or cp.async), the thread tile's 16-byte fragment loads and the epilogue.

@@ -329,6 +329,7 @@ int blocks_per_sm(const GpuModel& gpu, int threads, int regs, size_t smem) {
 struct Estimate {
   double us = INFINITY;
   int splits = 1;
+  bool stream = false;  // the tail streamed (stream-K), not split
   size_t workspace = 0;
   double waves = 0;
 };
@@ -461,25 +462,47 @@ void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, c
 // sums written and read back by the tile's last split at one SM's share of the L2 bandwidth.
 // `k_whole` is the K a whole tile runs (its K tiles, rounded as the kernel loads them).
 // `round_us`: what each round of split units after the first costs beyond its arithmetic.
+// With `stream`, the tail streamed instead (stream-K, s = 1): whole waves but the last, then each
+// block's share of the rest's K tiles, a unit per tile the share touches, charged like the split
+// tail's rounds; the fix-up reads the parts of the tile cut into most.
 struct Persistent {
   double compute_s;  // the busiest SM's compute and fix-up time
   int splits;
+  bool stream;
   double waves;
   size_t workspace;  // the partial sums' bytes
 };
 Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktiles, long long bm, long long bn,
-                           long long bk, double k_whole, int s, double sm_rate, double round_us = 0) {
+                           long long bk, double k_whole, int s, double sm_rate, double round_us = 0,
+                           bool stream = false) {
+  const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
+  if (stream) {
+    const long long blocks = std::min<long long>(tiles * ktiles, gpu.sms);
+    const auto plan = tail::schedule(tiles, std::max(1ll, blocks), 1, int(std::min<long long>(ktiles, 1ll << 30)), true);
+    if (plan.stream) {
+      const double share = double(ceil_div(plan.run(), blocks)), least = double(plan.run() / blocks);
+      const double parts = std::ceil(double(ktiles) / least) + 1;
+      Persistent r;
+      r.compute_s = (double(plan.whole / blocks) + share / double(ktiles)) * k_whole * 2.0 * bm * bn / sm_rate +
+                    (1 + parts) * tile_bytes / l2_per_sm + (plan.segments - 1) * round_us * 1e-6;
+      r.splits = 1;
+      r.stream = true;
+      r.waves = double(tiles) / gpu.sms;
+      r.workspace = size_t(plan.slots()) * size_t(tile_bytes);
+      return r;
+    }
+  }
   const long long blocks = s > 1 ? std::min<long long>(tiles, gpu.sms / s) * s : std::min<long long>(tiles, gpu.sms);
   const auto plan = tail::schedule(tiles, std::max(1ll, blocks), s, int(std::min<long long>(ktiles, 1ll << 30)));
   const double rounds_whole = double(ceil_div(plan.whole, std::max(1ll, blocks)));
   const double rounds_split = double(ceil_div(plan.units() - plan.whole, std::max(1ll, blocks)));
   const double k_split = double(ceil_div(ktiles, plan.splits) * bk);
-  const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
   const double t_fix = plan.splits > 1 ? (1 + plan.splits) * tile_bytes / l2_per_sm : 0;
   Persistent r;
   r.compute_s = (rounds_whole * k_whole + rounds_split * k_split) * 2.0 * bm * bn / sm_rate + t_fix +
                 std::max(0.0, rounds_split - 1) * round_us * 1e-6;
   r.splits = plan.splits;
+  r.stream = false;
   r.waves = double(plan.units()) / gpu.sms;
   r.workspace = plan.splits > 1
                     ? size_t(std::min<long long>(tiles, gpu.sms)) * size_t(tile_bytes) * size_t(plan.splits)
@@ -494,13 +517,14 @@ double real_share(const Problem& p, long long tiles, long long bm, long long bn)
 
 // hopper-simt: the persistent schedule at the family's FFMA rate; the memory floor is the inputs
 // read once and C written (and read, with beta).
-Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s) {
+Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s,
+                          bool stream = false) {
   auto& t = v.at("tile");
   const long long bm = t[0], bn = t[1], bk = t[2];
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate,
-                                   kSplitRoundUs * real_share(p, tiles, bm, bn));
+                                   kSplitRoundUs * real_share(p, tiles, bm, bn), stream);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
   // Its variant follows C's alignment alone (the operands are staged where TMA cannot read them).
@@ -508,6 +532,7 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
   const double t_store = p.k < bk ? 4.0 * mn * (p.beta != 0.0f ? 2 / kBetaStoreShare : 1 / store_share) / bw : 0;
   Estimate e;
   e.splits = run.splits;
+  e.stream = run.stream;
   e.waves = run.waves;
   e.us = std::max({run.compute_s, t_mem, t_store}) * 1e6;
   e.workspace = run.workspace;
@@ -739,6 +764,11 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
           auto x = packed ? wgmma_time(gpu, q, *c.c, c.v, s) : hopper_simt_time(gpu, q, *c.c, c.v, s);
           if (x.workspace <= (packed ? pack_cap : split_cap) && x.us < e.us) e = x;
         }
+        // Or the tail streamed, where the family offers it.
+        if (c.v.count("tail") && !packed) {
+          auto x = hopper_simt_time(gpu, q, *c.c, c.v, 1, true);
+          if (x.stream && x.workspace <= split_cap && x.us < e.us) e = x;
+        }
         if (e.us == INFINITY) continue;
         if (!packed) add_staging(gpu, q, *c.f, c.v, e);
         if (e.workspace > max_workspace) continue;
@@ -771,6 +801,7 @@ Dispatch as_dispatch(const Evaluated& x) {
   Dispatch d;
   ParamValues v = x.c->v;
   if (v.count("splitk")) v["splitk"] = {x.e.splits};
+  if (v.count("tail")) v["tail"] = {x.e.stream ? 1 : 0};
   d.family = x.c->f->name();
   d.params = format_params(*x.c->f, v);
   d.splits = x.e.splits;
@@ -858,7 +889,8 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
       v.count("tile") ? std::to_string(v.at("tile")[0]) + "x" + std::to_string(v.at("tile")[1]) + " tiles" : "C's store";
   const std::string form = best->c->f->transposes(v) ? " of the transposed product Cᵀ = op(B)ᵀ·op(A)ᵀ" : "";
   d.why = "model: " + d.family + " " + tiles + form +
-          (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") + ", " +
+          (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") +
+          (best->e.stream ? ", the tail streamed (stream-K)" : "") + ", " +
           fmt("%.2f", best->e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
           fmt("%.1f", best->e.us) + " us predicted";
   const bool accurate = math == MathMode::tensor_fp32 && gpu.arch >= 80;
@@ -902,10 +934,11 @@ std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arc
   std::vector<std::pair<std::string, std::string>> out;
   auto add = [&](const std::vector<Parsed>& list) {
     for (auto& c : list) {
-      // Split-K is gridDim.z: one binary serves every split.
+      // Split-K is gridDim.z: one binary serves every split; the streamed tail is a binary of its own.
       ParamValues v = c.v;
       if (v.count("splitk")) v["splitk"] = {1};
       out.emplace_back(c.f->name(), format_params(*c.f, v));
+      if (v.count("tail")) v["tail"] = {1}, out.emplace_back(c.f->name(), format_params(*c.f, v));
     }
   };
   add(arch >= 80 ? parsed(kSimt) : parsed(kSimtOld));

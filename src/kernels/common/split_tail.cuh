@@ -1,10 +1,11 @@
 // The order persistent blocks walk the tiles in (banded_tile, BandedWalk), and the persistent tile
-// schedule of the Hopper families, with a split tail: the tiles that fill
-// whole waves of the grid are computed whole, one block each; the tiles of the last, partial wave
-// (every tile when there are fewer tiles than blocks) have their K split `splits` ways, so that
-// the last wave keeps every SM busy for 1/splits of a tile's time instead of leaving most idle.
-// Each split writes its partial sums to the workspace; the block that finishes a tile's last split
-// adds them (tail::last_arrival, add_partials). Plain C++ as well, so that the host model and tests share it.
+// schedule of the Hopper families with its tail: the tiles that fill whole waves of the grid are
+// computed whole, one block each; those of the last, partial wave (every tile when there are fewer
+// tiles than blocks) are split (each tile's K `splits` ways) or streamed (stream-K: the tail's K
+// tiles in equal shares, one per block), so that the last wave keeps every SM busy instead of
+// leaving most idle. Each part writes its partial sums to the workspace; the block that finishes a
+// tile's last part adds them (tail::last_arrival, add_partials). Plain C++ as well, so that the
+// host model and tests share it.
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -15,34 +16,75 @@
 
 namespace tail {
 
-// One unit of a block's work: K tiles [k0, k1) of output tile `tile`; split -1 when the unit
-// computes the whole tile, else which of the tile's splits it is.
+// One unit of a block's work: K tiles [k0, k1) of output tile `tile` (none where k0 == k1); split -1
+// when the unit computes the whole tile, else which of the tile's `parts` it is, its partial sums in
+// workspace slot `first + split` (a tile's parts in slots first .. first + parts - 1).
 struct Unit {
   long long tile;
   int k0, k1, split;
+  long long first;
+  int parts;
 };
 
+// Two ways to share out the tiles that do not fill a wave of `workers` blocks:
+// - split (stream = false): whole waves of whole tiles; the tiles of the last, partial wave have
+//   their K split `splits` ways, the units dealt to the blocks in turn.
+// - stream (stream-K): whole waves but the last; the last whole wave and the partial one (the
+//   partial one alone when it is all there is) form one run of K tiles, cut into `workers` equal
+//   shares, block b taking share b: a share spans tile boundaries, and each tile it touches is a
+//   part of that tile. A block has at most `segments` units in the stream.
 struct Schedule {
-  long long tiles;  // output tiles
-  long long whole;  // the first `whole` tiles are computed whole
-  int splits;       // ways the other tiles' K is split
-  int ktiles;       // K tiles of a whole tile
+  long long tiles;    // output tiles
+  long long whole;    // the first `whole` tiles are computed whole
+  int splits;         // ways the other tiles' K is split (1 in the stream)
+  int ktiles;         // K tiles of a whole tile
+  long long workers;  // blocks of the grid
+  bool stream;
+  int segments;  // the stream: units per block
 
-  TAIL_HD long long units() const { return whole + (tiles - whole) * splits; }
-  // Unit u: whole tiles first (block b takes units b, b + blocks, ...), then the splits of the
-  // tail, a tile's splits side by side. Split z takes K tiles [ktiles·z/splits, ktiles·(z+1)/splits).
-  TAIL_HD Unit unit(long long u) const {
-    if (u < whole) return {u, 0, ktiles, -1};
-    const long long t = u - whole;
-    const int z = int(t % splits);
-    return {whole + t / splits, int((long long)ktiles * z / splits), int((long long)ktiles * (z + 1) / splits), z};
+  // The stream's K tiles, and the block that owns K tile x of it.
+  TAIL_HD long long run() const { return (tiles - whole) * ktiles; }
+  TAIL_HD long long owner(long long x) const { return ((x + 1) * workers + run() - 1) / run() - 1; }
+  TAIL_HD long long units() const {
+    return whole + (stream ? workers * segments : (tiles - whole) * splits);
   }
+  // Unit u: whole tiles first (block b takes units b, b + workers, ...), then the tail's units.
+  // Split: a tile's splits side by side, split z taking K tiles [ktiles·z/splits, ktiles·(z+1)/splits).
+  // Stream: unit whole + i·workers + b is the i-th tile that block b's share [x0, x1) touches; the
+  // tile's parts are the blocks owner(its first K tile) .. owner(its last), in slots b + tile index
+  // (unique: along the run both grow, one of them strictly).
+  TAIL_HD Unit unit(long long u) const {
+    if (u < whole) return {u, 0, ktiles, -1, 0, 1};
+    const long long t = u - whole;
+    if (!stream) {
+      const int z = int(t % splits);
+      const long long tile = whole + t / splits;
+      return {tile, int((long long)ktiles * z / splits), int((long long)ktiles * (z + 1) / splits), z,
+              (tile - whole) * splits, splits};
+    }
+    const long long b = t % workers, x0 = b * run() / workers, x1 = (b + 1) * run() / workers;
+    const long long j = x0 / ktiles + t / workers, lo = j * ktiles, hi = lo + ktiles;
+    const long long from = x0 > lo ? x0 : lo, to = x1 < hi ? x1 : hi;
+    if (from >= to) return {whole, 0, 0, -1, 0, 1};
+    const long long f = owner(lo), parts = owner(hi - 1) - f + 1;
+    return {whole + j, int(from - lo), int(to - lo), parts > 1 ? int(b - f) : -1, f + j, int(parts)};
+  }
+  // Workspace slots the split parts use.
+  TAIL_HD long long slots() const { return stream ? workers + (tiles - whole) : (tiles - whole) * splits; }
 };
 
-// `blocks` persistent blocks: what the last wave leaves (tiles % blocks) is split, when splits > 1.
-TAIL_HD inline Schedule schedule(long long tiles, long long blocks, int splits, int ktiles) {
-  const long long tail = splits > 1 ? tiles % blocks : 0;
-  return {tiles, tiles - tail, tail ? splits : 1, ktiles};
+// `blocks` persistent blocks: what the last wave leaves (tiles % blocks) is split, when splits > 1;
+// or, with `stream`, streamed with the last whole wave before it, when every block gets a K tile of it.
+TAIL_HD inline Schedule schedule(long long tiles, long long blocks, int splits, int ktiles, bool stream = false) {
+  const long long tail = tiles % blocks;
+  if (stream) {
+    const long long streamed = tail + (tiles > blocks ? blocks : 0);
+    if (tail == 0 || streamed * ktiles < blocks) return {tiles, tiles, 1, ktiles, blocks, false, 0};
+    const long long share = (streamed * ktiles + blocks - 1) / blocks;
+    return {tiles, tiles - streamed, 1, ktiles, blocks, true, int((share + ktiles - 2) / ktiles + 1)};
+  }
+  const long long split = splits > 1 ? tail : 0;
+  return {tiles, tiles - split, split ? splits : 1, ktiles, blocks, false, 0};
 }
 
 // The tile a persistent block takes at step `t` of its sequence: bands of `group` tile rows, column

@@ -16,7 +16,7 @@ class HopperSimt final : public KernelFamily {
   std::string name() const override { return "hopper-simt"; }
   std::string description() const override {
     return "FP32 on the CUDA cores fed by TMA: a producer warpgroup, an mbarrier pipeline, FFMA-only consumer warps, "
-           "persistent tiles, a split tail for the last wave";
+           "persistent tiles, a split or streamed (stream-K) tail for the last wave";
   }
   int min_arch() const override { return 90; }
   bool arch_specific() const override { return true; }  // setmaxnreg is sm_90a
@@ -41,7 +41,12 @@ class HopperSimt final : public KernelFamily {
              {"no", "yes"}},
             {"splitk", {1}, 1, 256,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
-             "have their K split this many ways, the partial sums added by the last split to finish"}};
+             "have their K split this many ways, the partial sums added by the last split to finish"},
+            {"tail", {0}, 0, 1,
+             "the tiles past the whole waves: split (splitk, above), or streamed (stream-K: the last whole wave "
+             "and the partial one as one run of K tiles, an equal share of it per block, a tile's parts added by "
+             "its last part to finish)",
+             {"split", "stream"}}};
   }
   const char* source() const override { return embedded::hopper_simt_source; }
   std::string entry() const override { return "gemm_hopper_simt"; }
@@ -56,6 +61,8 @@ class HopperSimt final : public KernelFamily {
     if (v.at("conflict")[0] >= 1 && t[2] != 8 && t[2] != 16 && t[2] != 32)
       out.push_back("conflict=swizzle or all needs tile.k 8, 16 or 32 (a K-contiguous row of 32, 64 or 128 bytes: one TMA "
                     "swizzle span), not " + s(t[2]) + "; or conflict=none");
+    if (stream(v) && v.at("splitk")[0] > 1)
+      out.push_back("splitk " + s(v.at("splitk")[0]) + " needs tail=split (the stream shares K out by itself)");
     if (!tiled::warp_tile_fits(out, v) || !out.empty()) return out;
     if (consumer_warps(v) % 4)
       out.push_back(s(consumer_warps(v)) + " consumer warps do not fill whole warpgroups (setmaxnreg moves registers "
@@ -76,10 +83,13 @@ class HopperSimt final : public KernelFamily {
             tiled::define("TN", r[1]),          tiled::define("STAGES", v.at("stages")[0]),
             tiled::define("GROUP", v.at("group")[0]), tiled::define("FRAGMENTS", v.at("fragments")[0] + 1),
             tiled::define("SWIZZLE_A", swizzled(v).a),
-            tiled::define("SWIZZLE_B", swizzled(v).b)};
+            tiled::define("SWIZZLE_B", swizzled(v).b), tiled::define("TAIL_STREAM", stream(v))};
   }
+  // A block per tile, or with the stream up to one per K tile (the launcher keeps the resident ones).
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
-    return {dim3(unsigned(std::min<long long>(tiles(v, p), 1ll << 30))), dim3(unsigned(threads(v))), size_t(smem(v))};
+    const auto tl = tiling(p, v);
+    const double blocks = stream(v) ? tl.blocks * std::max(1.0, tl.ktiles) : tl.blocks;
+    return {dim3(unsigned(std::min(blocks, double(1 << 30)))), dim3(unsigned(threads(v))), size_t(smem(v))};
   }
   bool persistent(const ParamValues&) const override { return true; }
   bool transposes(const ParamValues& v) const override { return v.at("transpose")[0] == 1; }
@@ -87,10 +97,10 @@ class HopperSimt final : public KernelFamily {
   // split of each tile adds the partial sums, counted on one arrival counter per tile.
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   long long workspace_counters(const ParamValues& v, const Problem& p) const override {
-    return tiled::tail_counters(p, v.at("tile")[0], v.at("tile")[1], v.at("splitk")[0]);
+    return tiled::tail_counters(p, v.at("tile")[0], v.at("tile")[1], v.at("splitk")[0], stream(v));
   }
   long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const override {
-    return tiled::tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident);
+    return tiled::tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident, stream(v));
   }
   TmaOperands tma_operands(const ParamValues& v) const override {
     auto& t = v.at("tile");
@@ -126,6 +136,7 @@ class HopperSimt final : public KernelFamily {
     tiled::add_epilogue(m, p, tl.blocks * splits * consumer_warps * r[0] * r[1] / (vec ? 4.0 : 1.0));
     m.global_store_bytes *= splits;
     m.assumptions = {"edge tiles counted like interior ones (TMA loads whole boxes, zero-filled)"};
+    if (stream(v)) m.assumptions.push_back("stream: the tail's partial sums not counted");
     if (splits > 1)
       m.assumptions.push_back("split tail: every tile counted as split (an upper bound: only the last wave's are), "
                               "the partial sums' reads not counted");
@@ -152,6 +163,7 @@ class HopperSimt final : public KernelFamily {
     const int lanes_n = v.at("warp")[1] / v.at("vpt")[1];
     return {conflict == 2 || (conflict == 1 && lanes_n < 8), conflict == 2 || (conflict == 1 && lanes_n > 1)};
   }
+  static bool stream(const ParamValues& v) { return v.at("tail")[0] == 1; }
   static int consumer_warps(const ParamValues& v) {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]);
   }

@@ -10,9 +10,9 @@
 // thread tile TM x TN, as in warptiled. The grid is persistent: each block walks tiles blockIdx.x,
 // + gridDim.x, ... in bands of GROUP tile rows (L2 reuse). With gridDim.z > 1 the tiles of the last,
 // partial wave (every tile when there are fewer tiles than blocks) have their K split gridDim.z
-// ways (split_tail.cuh): the last wave then keeps every SM busy for a fraction of a tile's time,
-// and the tile's last split to finish adds the partial sums in split order (bitwise the same run
-// to run).
+// ways; with TAIL_STREAM the last two waves' K tiles are shared out equally (stream-K; both
+// split_tail.cuh): the last wave then keeps every SM busy, and a tile's last part to finish adds
+// the partial sums in part order (bitwise the same run to run).
 //
 // TMA copies a box in the operand's own layout: it cannot transpose 4-byte elements. A K-contiguous
 // operand (row-major A, transposed B) lands as OUTER rows of BK floats, and a thread reads 4 k of
@@ -215,8 +215,8 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   // Every block of the grid is one worker of the schedule; gridDim.z is the split tail's ways.
   const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
   const long long workers = (long long)gridDim.x * gridDim.z, worker = (long long)blockIdx.z * gridDim.x + blockIdx.x;
-  const int splits = gridDim.z;
-  const tail::Schedule plan = tail::schedule(tiles_m * tiles_n, workers, splits, int((g.k + BK - 1) / BK));
+  const tail::Schedule plan =
+      tail::schedule(tiles_m * tiles_n, workers, gridDim.z, int((g.k + BK - 1) / BK), TAIL_STREAM);
 
   if (warp >= CONSUMERS) {
     if (REBALANCE) regs_dealloc<PRODUCER_REGS>();
@@ -233,6 +233,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   int round_slot = 0;
   for (long long u = worker; u < plan.units(); u += workers) {
     const tail::Unit w = plan.unit(u);
+    if (w.k0 == w.k1) continue;  // past the end of this block's share of the stream
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
@@ -252,12 +253,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       if (lane == 0) mbar_arrive(&empty[s]);
     }
     if (w.split >= 0) {
-      // A split of the tail: its partial sums go to the workspace; the tile's last split to arrive
+      // A part of a tail tile: its partial sums go to the workspace; the tile's last part to arrive
       // adds them (all consumer threads together, named barrier 1) and stores the tile.
-      const long long first = (w.tile - plan.whole) * splits;
-      tail::store_partial(g.workspace, first + w.split, threadIdx.x, 32 * CONSUMERS, acc);
-      if (!tail::last_arrival(g.counters + w.tile, splits, 32 * CONSUMERS, &last_split)) continue;
-      tail::add_partials(g.workspace, first, splits, threadIdx.x, 32 * CONSUMERS, acc);
+      tail::store_partial(g.workspace, w.first + w.split, threadIdx.x, 32 * CONSUMERS, acc);
+      if (!tail::last_arrival(g.counters + w.tile, w.parts, 32 * CONSUMERS, &last_split)) continue;
+      tail::add_partials(g.workspace, w.first, w.parts, threadIdx.x, 32 * CONSUMERS, acc);
       if (threadIdx.x == 0) g.counters[w.tile] = 0;
     }
     long long m0, n0;

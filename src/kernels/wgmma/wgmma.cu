@@ -480,10 +480,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       }
       // A split of the tail: its partial sums go to the workspace; the tile's last split to arrive
       // adds them and stores the tile.
-      const long long first = (w.tile - plan.whole) * splits;
-      tail::store_partial(g.workspace, first + w.split, threadIdx.x, 128 * CONSUMERS, acc);
-      if (!tail::last_arrival(g.counters + w.tile, splits, 128 * CONSUMERS, &last_split)) continue;
-      tail::add_partials(g.workspace, first, splits, threadIdx.x, 128 * CONSUMERS, acc);
+      tail::store_partial(g.workspace, w.first + w.split, threadIdx.x, 128 * CONSUMERS, acc);
+      if (!tail::last_arrival(g.counters + w.tile, w.parts, 128 * CONSUMERS, &last_split)) continue;
+      tail::add_partials(g.workspace, w.first, w.parts, threadIdx.x, 128 * CONSUMERS, acc);
       store_tile();
       if (threadIdx.x == 0) g.counters[w.tile] = 0;
     }
