@@ -80,6 +80,11 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"wgmma", "mode=1x,accum=tc,tile=128x32x32,stages=4,slices=1,cluster=2"},
                                 {"wgmma", "accum=kstep,tile=128x128x16,stages=5,slices=2,order=big-first,splitk=3"},
                                 {"wgmma", "split_a=registers,tile=64x64x8,consumers=1,split=truncate,stages=2,slices=1,splitk=7,accum=tc"},
+                                // The streamed tail (stream-K): shares across tile boundaries, parts added in K order.
+                                {"wgmma", "accum=kstep,tile=128x64x32,stages=4,slices=1,inflight=2,tail=stream"},
+                                {"wgmma", "tile=128x64x32,stages=2,slices=1,transpose=yes,tail=stream"},
+                                {"wgmma", "mode=1x,tile=128x256x32,accum=tc,stages=4,tail=stream"},
+                                {"hopper-simt", "tail=stream"},
                                 {"gemv-naive", "threads=455,blocks=3"}, {"gemv-smem", "stage=tile,tile=32"},
                                 {"gemv-unrolled", "unroll=8,maxreg=24"}, {"gemv-unrolled", "unroll=3"},
                                 {"gemv-vectorized", "rows=4,unroll=1"}, {"gemv-vectorized", "rows=32,warps=2"},

@@ -543,7 +543,8 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
 // K-major TF32 planes (1x reads K-major operands in place, and so does split_a=registers its op(A),
 // copied as it is otherwise), with its split tail. `p` is the configuration's own problem
 // (family_problem: transposed for transpose=yes).
-Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s) {
+Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v, int s,
+                    bool stream = false) {
   auto& t = v.at("tile");
   const long long bm = t[0], bn = t[1], bk = t[2];
   const bool three = v.at("mode")[0] == 0, raw_a = three && v.at("split_a")[0] == 1;
@@ -551,8 +552,8 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double kp = double(ceil_div(p.k, 32) * 32);
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
-  const auto run =
-      persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate, kSplitRoundUs * real_share(p, tiles, bm, bn));
+  const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate,
+                                   kSplitRoundUs * real_share(p, tiles, bm, bn), stream);
   // In place: A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
   const bool a_packed = (three && !raw_a) || p.trans_a == Trans::yes || p.lda % 4;
   const bool b_packed = three || p.trans_b == Trans::no || p.ldb % 4;
@@ -568,6 +569,7 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double t_store = 4.0 * mn / (kWgmmaStoreShare * bw);
   Estimate e;
   e.splits = run.splits;
+  e.stream = run.stream;
   e.waves = run.waves;
   e.us = (std::max({run.compute_s, t_mem, t_store}) + t_pack) * 1e6 +
          kLaunchUs * ((a_packed ? 1 : 0) + (b_packed ? 1 : 0)) + (three ? kWgmmaStartUs : 0);
@@ -765,9 +767,9 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
           if (x.workspace <= (packed ? pack_cap : split_cap) && x.us < e.us) e = x;
         }
         // Or the tail streamed, where the family offers it.
-        if (c.v.count("tail") && !packed) {
-          auto x = hopper_simt_time(gpu, q, *c.c, c.v, 1, true);
-          if (x.stream && x.workspace <= split_cap && x.us < e.us) e = x;
+        if (c.v.count("tail")) {
+          auto x = packed ? wgmma_time(gpu, q, *c.c, c.v, 1, true) : hopper_simt_time(gpu, q, *c.c, c.v, 1, true);
+          if (x.stream && x.workspace <= (packed ? pack_cap : split_cap) && x.us < e.us) e = x;
         }
         if (e.us == INFINITY) continue;
         if (!packed) add_staging(gpu, q, *c.f, c.v, e);

@@ -16,7 +16,8 @@
 
 namespace tail {
 
-// One unit of a block's work: K tiles [k0, k1) of output tile `tile` (none where k0 == k1); split -1
+// One unit of a block's work: K tiles [k0, k1) of output tile `tile` (none where tile < 0: past the
+// end of a block's share of the stream; a split may have no K tiles, and still counts); split -1
 // when the unit computes the whole tile, else which of the tile's `parts` it is, its partial sums in
 // workspace slot `first + split` (a tile's parts in slots first .. first + parts - 1).
 struct Unit {
@@ -65,7 +66,7 @@ struct Schedule {
     const long long b = t % workers, x0 = b * run() / workers, x1 = (b + 1) * run() / workers;
     const long long j = x0 / ktiles + t / workers, lo = j * ktiles, hi = lo + ktiles;
     const long long from = x0 > lo ? x0 : lo, to = x1 < hi ? x1 : hi;
-    if (from >= to) return {whole, 0, 0, -1, 0, 1};
+    if (from >= to) return {-1, 0, 0, -1, 0, 1};
     const long long f = owner(lo), parts = owner(hi - 1) - f + 1;
     return {whole + j, int(from - lo), int(to - lo), parts > 1 ? int(b - f) : -1, f + j, int(parts)};
   }

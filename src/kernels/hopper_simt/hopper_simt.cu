@@ -96,6 +96,7 @@ __device__ inline void produce(const TensorMaps& maps, float* smem, unsigned lon
   int round_slot = 0;  // K tiles issued so far
   for (long long u = worker; u < plan.units(); u += workers) {
     const tail::Unit w = plan.unit(u);
+    if (w.tile < 0) continue;
     long long m0, n0;
     tile_origin(w, tiles_m, tiles_n, m0, n0);
     for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
@@ -233,7 +234,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   int round_slot = 0;
   for (long long u = worker; u < plan.units(); u += workers) {
     const tail::Unit w = plan.unit(u);
-    if (w.k0 == w.k1) continue;  // past the end of this block's share of the stream
+    if (w.tile < 0) continue;  // past the end of this block's share of the stream
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)

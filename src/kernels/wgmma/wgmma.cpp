@@ -80,7 +80,12 @@ class Wgmma final : public KernelFamily {
              {"no", "yes"}},
             {"splitk", {1}, 1, 128,
              "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
-             "have their K split this many ways, the partial sums added by the last split to finish"}};
+             "have their K split this many ways, the partial sums added by the last split to finish"},
+            {"tail", {0}, 0, 1,
+             "the tiles past the whole waves: split (splitk, above), or streamed (stream-K: the last whole wave "
+             "and the partial one as one run of K tiles, an equal share of it per block, a tile's parts added by "
+             "its last part to finish)",
+             {"split", "stream"}}};
   }
   const char* source() const override { return embedded::wgmma_source; }
   std::string entry() const override { return "gemm_wgmma"; }
@@ -100,6 +105,9 @@ class Wgmma final : public KernelFamily {
       out.push_back("split_a=registers needs mode=3x (1x has no small part to split)");
     if (v.at("splitk")[0] > 1 && v.at("cluster")[0] > 1)
       out.push_back("splitk " + s(v.at("splitk")[0]) + " needs cluster=1 (a cluster's blocks share whole tiles)");
+    if (stream(v) && v.at("cluster")[0] > 1) out.push_back("tail=stream needs cluster=1 (a cluster's blocks share whole tiles)");
+    if (stream(v) && v.at("splitk")[0] > 1)
+      out.push_back("splitk " + s(v.at("splitk")[0]) + " needs tail=split (the stream shares K out by itself)");
     const int accum = v.at("accum")[0];
     if (const int sl = v.at("slices")[0]; sl > 1 && accum != 1) {  // accum=tc has no fragment
       if (t[1] % sl || !width(t[1] / sl))
@@ -149,15 +157,17 @@ class Wgmma final : public KernelFamily {
             tiled::define("INFLIGHT", v.at("inflight")[0]),
             tiled::define("FRAG_STEPS", v.at("steps")[0]),
             tiled::define("COMPENSATE", v.at("compensate")[0]),
-            tiled::define("PINGPONG", v.at("pingpong")[0])};
+            tiled::define("PINGPONG", v.at("pingpong")[0]),
+            tiled::define("TAIL_STREAM", stream(v))};
   }
-  // One block per output tile (a cluster per `cluster` tile rows), capped by the launcher at the
-  // blocks that fit at once (persistent).
+  // One block per output tile (a cluster per `cluster` tile rows), or with the stream up to one per
+  // K tile, capped by the launcher at the blocks that fit at once (persistent).
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     auto& t = v.at("tile");
     const int cl = v.at("cluster")[0];
     const long long tiles = ((p.m + t[0] * cl - 1) / (t[0] * cl)) * cl * ((p.n + t[1] - 1) / t[1]);
-    return {dim3(unsigned(std::min<long long>(tiles, 1ll << 30))), dim3(128 * (v.at("consumers")[0] + 1)),
+    const long long blocks = stream(v) ? tiles * std::max<long long>(1, (p.k + t[2] - 1) / t[2]) : tiles;
+    return {dim3(unsigned(std::min<long long>(blocks, 1ll << 30))), dim3(128 * (v.at("consumers")[0] + 1)),
             size_t(smem(v))};
   }
   bool persistent(const ParamValues&) const override { return true; }
@@ -165,10 +175,10 @@ class Wgmma final : public KernelFamily {
   // split of each tile adds the partial sums, counted on one arrival counter per tile.
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   long long workspace_counters(const ParamValues& v, const Problem& p) const override {
-    return tiled::tail_counters(p, v.at("tile")[0], v.at("tile")[1], v.at("splitk")[0]);
+    return tiled::tail_counters(p, v.at("tile")[0], v.at("tile")[1], v.at("splitk")[0], stream(v));
   }
   long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const override {
-    return tiled::tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident);
+    return tiled::tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident, stream(v));
   }
   int cluster(const ParamValues& v) const override { return v.at("cluster")[0]; }
   bool transposes(const ParamValues& v) const override { return v.at("transpose")[0] == 1; }
@@ -219,6 +229,7 @@ class Wgmma final : public KernelFamily {
 
  private:
   static bool a_registers(const ParamValues& v) { return v.at("mode")[0] == 0 && v.at("split_a")[0] == 1; }
+  static bool stream(const ParamValues& v) { return v.at("tail")[0] == 1; }
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
     const int mw = t[0] / v.at("consumers")[0] / 64;

@@ -281,14 +281,14 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
   // The blocks of a cluster take vertically adjacent tiles (tile row CLUSTER·u + rank), which share
   // their B tile: each block loads 1/CLUSTER of it and multicasts that part to all of them. The
-  // grid's z dimension is the split tail's ways (no clusters then): every block of the grid is one
-  // worker of the schedule.
+  // grid's z dimension is the split tail's ways (no clusters then), or TAIL_STREAM streams the tail
+  // (split_tail.cuh): every block of the grid is one worker of the schedule.
   const long long tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
   const long long units_m = (tiles_m + CLUSTER - 1) / CLUSTER;
   const long long workers = (long long)gridDim.x / CLUSTER * gridDim.z;
   const long long worker = (long long)blockIdx.z * (gridDim.x / CLUSTER) + blockIdx.x / CLUSTER;
-  const int splits = gridDim.z;
-  const tail::Schedule plan = tail::schedule(units_m * tiles_n, workers, splits, int((g.k + BK - 1) / BK));
+  const tail::Schedule plan =
+      tail::schedule(units_m * tiles_n, workers, gridDim.z, int((g.k + BK - 1) / BK), TAIL_STREAM);
   const int rank = CLUSTER > 1 ? int(cluster_rank()) : 0;
   auto coords = [&](long long u, long long& tm, long long& tn) {
     long long um;
@@ -302,6 +302,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       int round_slot = 0;  // k tiles issued so far, over all of this block's tiles
       for (long long u = worker; u < plan.units(); u += workers) {
         const tail::Unit w = plan.unit(u);
+        if (w.tile < 0) continue;  // past the end of this block's share of the stream
         long long tm, tn;
         coords(w.tile, tm, tn);
         for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
@@ -340,6 +341,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     turns.begin();
     for (long long u = worker; u < plan.units(); u += workers) {
       const tail::Unit w = plan.unit(u);
+      if (w.tile < 0) continue;
       long long tm, tn;
       coords(w.tile, tm, tn);
 #pragma unroll
