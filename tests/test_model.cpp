@@ -528,7 +528,8 @@ TEST(SplitTail, StreamSharesTheLastWavesKTilesEqually) {
                              std::to_string(workers) + " blocks";
     EXPECT_EQ(s.whole % workers, 0) << what;
     if (!s.stream) {
-      EXPECT_TRUE(tiles % workers == 0 || (tiles % workers + (tiles > workers ? workers : 0)) * ktiles < workers) << what;
+      const long long streamable = tiles % workers + (tiles > workers ? workers : 0);
+      EXPECT_TRUE(tiles % workers == 0 || streamable * ktiles < workers) << what;
       EXPECT_EQ(s.units(), tiles) << what;
       continue;
     }

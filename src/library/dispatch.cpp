@@ -464,7 +464,10 @@ void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, c
 // `round_us`: what each round of split units after the first costs beyond its arithmetic.
 // With `stream`, the tail streamed instead (stream-K, s = 1): whole waves but the last, then each
 // block's share of the rest's K tiles, a unit per tile the share touches, charged like the split
-// tail's rounds; the fix-up reads the parts of the tile cut into most.
+// tail's rounds; the fix-up reads the parts of the tile cut into most. The shares start at other
+// K offsets, so the blocks share no operand tile in L2: each of the run's K tiles (`ktile_bytes`,
+// both operands) comes from DRAM (hk-1024x1024x64K tensor_fp32, 128 wgmma tiles of 2048 K tiles:
+// 12.9 GB, 3.2 ms measured against 2.2 predicted without it; perf-log 107).
 struct Persistent {
   double compute_s;  // the busiest SM's compute and fix-up time
   int splits;
@@ -474,17 +477,21 @@ struct Persistent {
 };
 Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktiles, long long bm, long long bn,
                            long long bk, double k_whole, int s, double sm_rate, double round_us = 0,
-                           bool stream = false) {
+                           bool stream = false, double ktile_bytes = 0) {
   const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
   if (stream) {
     const long long blocks = std::min<long long>(tiles * ktiles, gpu.sms);
-    const auto plan = tail::schedule(tiles, std::max(1ll, blocks), 1, int(std::min<long long>(ktiles, 1ll << 30)), true);
+    const int kt = int(std::min<long long>(ktiles, 1ll << 30));
+    const auto plan = tail::schedule(tiles, std::max(1ll, blocks), 1, kt, true);
     if (plan.stream) {
       const double share = double(ceil_div(plan.run(), blocks)), least = double(plan.run() / blocks);
       const double parts = std::ceil(double(ktiles) / least) + 1;
       Persistent r;
-      r.compute_s = (double(plan.whole / blocks) + share / double(ktiles)) * k_whole * 2.0 * bm * bn / sm_rate +
-                    (1 + parts) * tile_bytes / l2_per_sm + (plan.segments - 1) * round_us * 1e-6;
+      const double flop_s = 2.0 * bm * bn * k_whole / sm_rate;  // a whole tile's arithmetic on one SM
+      const double t_read = double(plan.run()) * ktile_bytes / (gpu.dram_gbps * 1e9);
+      const double t_share = std::max(share / double(ktiles) * flop_s, t_read);
+      r.compute_s = double(plan.whole / blocks) * flop_s + t_share + (1 + parts) * tile_bytes / l2_per_sm +
+                    (plan.segments - 1) * round_us * 1e-6;
       r.splits = 1;
       r.stream = true;
       r.waves = double(tiles) / gpu.sms;
@@ -524,7 +531,7 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate,
-                                   kSplitRoundUs * real_share(p, tiles, bm, bn), stream);
+                                   kSplitRoundUs * real_share(p, tiles, bm, bn), stream, 4.0 * (bm + bn) * bk);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
   // Its variant follows C's alignment alone (the operands are staged where TMA cannot read them).
@@ -553,7 +560,8 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
   const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate,
-                                   kSplitRoundUs * real_share(p, tiles, bm, bn), stream);
+                                   kSplitRoundUs * real_share(p, tiles, bm, bn), stream,
+                                   4.0 * double(planes_a * bm + planes * bn) * bk);
   // In place: A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
   const bool a_packed = (three && !raw_a) || p.trans_a == Trans::yes || p.lda % 4;
   const bool b_packed = three || p.trans_b == Trans::no || p.ldb % 4;

@@ -39,7 +39,7 @@ struct Schedule {
   long long whole;    // the first `whole` tiles are computed whole
   int splits;         // ways the other tiles' K is split (1 in the stream)
   int ktiles;         // K tiles of a whole tile
-  long long workers;  // blocks of the grid
+  int workers;  // blocks of the grid
   bool stream;
   int segments;  // the stream: units per block
 
@@ -80,12 +80,12 @@ TAIL_HD inline Schedule schedule(long long tiles, long long blocks, int splits, 
   const long long tail = tiles % blocks;
   if (stream) {
     const long long streamed = tail + (tiles > blocks ? blocks : 0);
-    if (tail == 0 || streamed * ktiles < blocks) return {tiles, tiles, 1, ktiles, blocks, false, 0};
+    if (tail == 0 || streamed * ktiles < blocks) return {tiles, tiles, 1, ktiles, int(blocks), false, 0};
     const long long share = (streamed * ktiles + blocks - 1) / blocks;
-    return {tiles, tiles - streamed, 1, ktiles, blocks, true, int((share + ktiles - 2) / ktiles + 1)};
+    return {tiles, tiles - streamed, 1, ktiles, int(blocks), true, int((share + ktiles - 2) / ktiles + 1)};
   }
   const long long split = splits > 1 ? tail : 0;
-  return {tiles, tiles - split, split ? splits : 1, ktiles, blocks, false, 0};
+  return {tiles, tiles - split, split ? splits : 1, ktiles, int(blocks), false, 0};
 }
 
 // The tile a persistent block takes at step `t` of its sequence: bands of `group` tile rows, column

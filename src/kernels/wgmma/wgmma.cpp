@@ -105,7 +105,8 @@ class Wgmma final : public KernelFamily {
       out.push_back("split_a=registers needs mode=3x (1x has no small part to split)");
     if (v.at("splitk")[0] > 1 && v.at("cluster")[0] > 1)
       out.push_back("splitk " + s(v.at("splitk")[0]) + " needs cluster=1 (a cluster's blocks share whole tiles)");
-    if (stream(v) && v.at("cluster")[0] > 1) out.push_back("tail=stream needs cluster=1 (a cluster's blocks share whole tiles)");
+    if (stream(v) && v.at("cluster")[0] > 1)
+      out.push_back("tail=stream needs cluster=1 (a cluster's blocks share whole tiles)");
     if (stream(v) && v.at("splitk")[0] > 1)
       out.push_back("splitk " + s(v.at("splitk")[0]) + " needs tail=split (the stream shares K out by itself)");
     const int accum = v.at("accum")[0];
