@@ -39,7 +39,9 @@ struct Schedule {
   long long whole;    // the first `whole` tiles are computed whole
   int splits;         // ways the other tiles' K is split (1 in the stream)
   int ktiles;         // K tiles of a whole tile
-  int workers;  // blocks of the grid
+  // Blocks of the grid; 32-bit: as a 64-bit value kept live over hopper-simt's main loop it spilled
+  // the row-major NT binary (perf-log 107).
+  int workers;
   bool stream;
   int segments;  // the stream: units per block
 
