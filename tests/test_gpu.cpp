@@ -106,14 +106,7 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=2,persistent=yes,splitk=3"},
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,persistent=yes,accum=fp64tile"},
                                 {"dmma", "tile=32x64x32,warp=16x16,persistent=yes"},
-                                {"dmma", "tile=64x64x16,warp=32x32,persistent=yes,splitk=5"},
-                                // Split sums added by their own blocks (cooperative where the grid fits
-                                // at once, the reduce kernel where not): FP32, FP64 planes, splits past K.
-                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=3,reduce=spread"},
-                                {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5,accum=fp64,reduce=spread"},
-                                {"warptiled", "tile=8x128x32,warp=8x64,vpt=4x4,stages=4,splitk=7,reduce=spread"},
-                                {"dmma", "tile=32x64x32,warp=16x16,splitk=2,reduce=spread"},
-                                {"dmma", "tile=64x64x16,warp=32x32,splitk=5,reduce=spread"}})
+                                {"dmma", "tile=64x64x16,warp=32x32,persistent=yes,splitk=5"}})
     c.emplace_back(find_family(family), parse_params(*find_family(family), params));
   return c;
 }
@@ -883,61 +876,6 @@ std::string label(const Problem& p, int offset, MathMode m) {
 }
 
 }  // namespace
-
-// reduce=spread (gl::spread_splits): where the grid fits at once the launch is cooperative and runs
-// no reduce kernel, and C is the reduce kernel's bit for bit, call after call on new data in new
-// buffers (the counters left zero), and within FP32's bound of float64; a grid too large for it
-// runs the reduce kernel.
-TEST(Gpu, SplitSumsSpreadOverTheirBlocks) {
-  REQUIRE_GPU();
-  const bool dmma = query_device(0).arch() >= 90;
-  Stream stream;
-  struct Config { const char *family, *params; };
-  std::vector<Config> configs = {{"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,splitk=3"},
-                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,splitk=5,accum=fp64"},
-                                 {"warptiled", "tile=8x128x32,warp=8x64,vpt=4x4,stages=4,splitk=7"}};
-  if (dmma) configs.push_back({"dmma", "tile=32x64x32,warp=16x16,splitk=2"}),
-            configs.push_back({"dmma", "tile=64x64x16,warp=32x32,splitk=5"});
-  struct Shape { int64_t m, n, k; Layout layout; Trans ta, tb; float beta; };
-  // 100x200x3 (splits past K's end) and 8x3000x2000 fit every configuration at once, 777x555x333 the
-  // first (351 blocks, 3 an SM), 2048² x 256 (1024 tiles of 64x64 and more) none.
-  const Shape shapes[] = {{777, 555, 333, Layout::row_major, Trans::no, Trans::no, 0.0f},
-                          {513, 513, 513, Layout::col_major, Trans::yes, Trans::no, -0.5f},
-                          {100, 200, 3, Layout::row_major, Trans::no, Trans::yes, 0.0f},
-                          {8, 3000, 2000, Layout::row_major, Trans::no, Trans::yes, 0.0f},
-                          {2048, 2048, 256, Layout::row_major, Trans::no, Trans::no, 0.0f}};
-  uint64_t seed = 700;
-  int cooperative = 0;
-  for (auto& cfg : configs) {
-    const auto& f = *find_family(cfg.family);
-    FamilyLauncher by_kernel(f, parse_params(f, cfg.params));
-    FamilyLauncher spread(f, parse_params(f, std::string(cfg.params) + ",reduce=spread"));
-    for (const Shape& s : shapes)
-      for (int call = 0; call < 2; ++call) {
-        Problem p = normalized(problem_of_shape(Op::gemm, {s.m, s.n, s.k}, s.layout, s.ta, s.tb));
-        p.alpha = 1.5f, p.beta = s.beta;
-        Placed x(p, 0, seed += 3, stream.s);
-        const auto kp = by_kernel.plan(p, x.a, x.b, x.c), sp = spread.plan(p, x.a, x.b, x.c);
-        const std::string what = std::string(cfg.family) + " " + cfg.params + " on " + describe(p);
-        EXPECT_FALSE(kp.cooperative) << what;
-        EXPECT_EQ(sp.cooperative, sp.reduce == nullptr) << what;
-        EXPECT_EQ(sp.cooperative, sp.counter_count > 0) << what;
-        if ((s.m == 777 && &cfg == &configs[0]) || s.m == 100 || s.m == 8) EXPECT_TRUE(sp.cooperative) << what;
-        if (s.m == 2048) EXPECT_FALSE(sp.cooperative) << what;
-        cooperative += sp.cooperative;
-        x.reset(stream.s);
-        launch(kp, x.a, x.b, x.c, p.alpha, p.beta, stream.s);
-        const auto reduced = x.result(stream.s);
-        x.reset(stream.s);
-        launch(sp, x.a, x.b, x.c, p.alpha, p.beta, stream.s);
-        GEMMLAB_CUDA(cudaGetLastError());
-        const auto verdict = x.check(MathMode::strict_fp32, stream.s);
-        EXPECT_TRUE(verdict.passed) << what << ": " << verdict.first_failure;
-        EXPECT_EQ(std::memcmp(reduced.data(), x.result(stream.s).data(), reduced.size() * 4), 0) << what;
-      }
-  }
-  EXPECT_GE(cooperative, 2 * (2 * int(configs.size()) + 1));
-}
 
 // Every corpus shape up to 2^34 multiply-adds, in every mode, against float64 (the larger ones are
 // verified by the corpus benchmark, which checks every run).

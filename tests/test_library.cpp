@@ -641,9 +641,7 @@ TEST(Dispatch, EveryCorpusShapeGetsABuiltKernel) {
         ASSERT_TRUE(f) << d.family;
         auto v = parse_params(*f, d.params);
         EXPECT_EQ(f->unsupported(v, canonical(s.problem)), "") << s.name;
-        // One binary serves every split, and either reduce (the launcher's, not the kernel's choice).
         if (v.count("splitk")) v["splitk"] = {1};
-        if (v.count("reduce")) v["reduce"] = {0};
         auto key = std::make_pair(d.family, format_params(*f, v));
         EXPECT_NE(std::find(built.begin(), built.end(), key), built.end()) << s.name << ": " << d.params;
         EXPECT_GT(d.predicted_us, 0) << s.name;

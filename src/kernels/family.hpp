@@ -169,10 +169,6 @@ class KernelFamily {
   // Arrival counters (GemmArgs::counters) of a family whose last block of each tile adds the
   // splits itself, instead of a reduce kernel. Zero before every call; the kernel leaves them so.
   virtual long long workspace_counters(const ParamValues&, const Problem&) const { return 0; }
-  // Split-K's partial sums added by each tile's split blocks themselves (tiled::reduce_param): the
-  // launcher then launches the grid cooperatively, binds workspace_counters and runs no reduce
-  // kernel, where every block of the grid is resident at once (else as without it).
-  virtual bool spreads_splits(const ParamValues&) const { return false; }
   // Why this configuration cannot run this problem; empty when it can.
   virtual std::string unsupported(const ParamValues&, const Problem&) const { return {}; }
   virtual Packing packing(const ParamValues&) const { return {}; }

@@ -108,18 +108,6 @@ long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, in
   return (resident > 0 ? std::min<long long>(tiles, resident) : tiles) * bm * bn * splits;
 }
 
-void reduce_violations(std::vector<std::string>& out, const ParamValues& v) {
-  if (!spreads(v)) return;
-  if (v.at("splitk")[0] == 1) out.push_back("reduce=spread adds split-K's partial sums: splitk 1 has none");
-  if (persistent(v))
-    out.push_back("reduce=spread needs a block per tile (persistent=no): a persistent block walks many tiles");
-}
-
-long long spread_counters(const ParamValues& v, const Problem& p) {
-  auto& t = v.at("tile");
-  return spreads(v) && v.at("splitk")[0] > 1 ? ((p.m + t[0] - 1) / t[0]) * ((p.n + t[1] - 1) / t[1]) : 0;
-}
-
 void add_epilogue(KernelModel& m, const Problem& p, double stores) {
   m.global_store_inst = stores;
   m.global_store_bytes = 4.0 * double(p.m) * double(p.n);

@@ -37,21 +37,6 @@ inline std::string grid_limit(const Problem& p, int bm, int bn, bool persistent)
   return {};
 }
 
-// `reduce` of the split-K families (splitk): who adds the slices' partial sums. Read by the launcher
-// alone (no define: the kernel spreads the sums where the counters are bound, gl::spread_splits).
-inline ParamSpec reduce_param() {
-  return {"reduce", {0}, 0, 1,
-          "split-K's partial sums added by a second kernel over C, or by each tile's own split blocks, a share "
-          "each, once all have stored theirs (a cooperative launch: every block resident at once; where the grid "
-          "does not fit, the kernel)",
-          {"kernel", "spread"}};
-}
-inline bool spreads(const ParamValues& v) { return v.at("reduce")[0] == 1; }
-// Its rules: spread needs split-K, and a block per tile (a persistent block walks many).
-void reduce_violations(std::vector<std::string>& out, const ParamValues& v);
-// Spread: an arrival counter per tile.
-long long spread_counters(const ParamValues& v, const Problem& p);
-
 inline std::string define(const char* name, int v) { return std::string("-D") + name + "=" + std::to_string(v); }
 
 // The accumulators' parameter of the SIMT families that offer FP64 (accumulate.cuh), defined as ACCUM.

@@ -66,14 +66,10 @@ cudaLaunchAttribute cluster_of(unsigned blocks) {
 // `dependent`, as a programmatic dependent of the grid before it in the stream (its kernels wait
 // for that grid themselves: grid_dependency.cuh).
 void launch_kernel(cudaKernel_t kernel, dim3 grid, dim3 block, size_t shared_bytes, void** params, cudaStream_t stream,
-                   bool dependent, unsigned cluster = 1, bool cooperative = false) {
-  cudaLaunchAttribute attrs[3]{};
+                   bool dependent, unsigned cluster = 1) {
+  cudaLaunchAttribute attrs[2]{};
   unsigned n = 0;
   if (cluster > 1) attrs[n++] = cluster_of(cluster);
-  if (cooperative) {
-    attrs[n].id = cudaLaunchAttributeCooperative;
-    attrs[n++].val.cooperative = 1;
-  }
   if (dependent) {
     attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attrs[n++].val.programmaticStreamSerializationAllowed = 1;
@@ -210,7 +206,7 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
     launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   } else {
     void* params[] = {&args};
-    launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false, 1, plan.cooperative);
+    launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   }
   if (plan.reduce) {
     int splits = plan.splits;
@@ -317,12 +313,6 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.workspace_floats =
       size_t(family_.split_workspace_floats(values_, c, plan.splits, k.blocks_per_sm * device_->sms));
   plan.counter_count = size_t(std::max(0ll, family_.workspace_counters(values_, c)));
-  if (plan.splits > 1 && family_.spreads_splits(values_)) {
-    // A block of a spread waits for its tile's other splits: only a grid that fits at once may.
-    const long long blocks = (long long)g.grid.x * g.grid.y * g.grid.z;
-    plan.cooperative = blocks <= (long long)std::max(0, k.blocks_per_sm) * device_->sms;
-    if (!plan.cooperative) plan.counter_count = 0;  // the kernel stores its partial sums only
-  }
   if (shared_buffers && plan.workspace_floats)
     plan.args.workspace = static_cast<float*>(workspace_.get(plan.workspace_floats * sizeof(float), false));
   if (shared_buffers && plan.counter_count)
@@ -360,7 +350,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     if (shared_buffers && tp.staged_floats())
       bind_staged(plan, static_cast<float*>(staged_.get(tp.staged_floats() * sizeof(float), false)));
   }
-  if (plan.splits > 1 && k.reduce && !plan.cooperative) {
+  if (plan.splits > 1 && k.reduce) {
     plan.reduce = k.reduce;
     plan.reduce_blocks = unsigned(std::min<long long>((c.m * c.n + 255) / 256, 8ll * device_->sms));
   }

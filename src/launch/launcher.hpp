@@ -74,9 +74,6 @@ struct LaunchPlan {
   // ran 10-40 % slower behind their pre-passes (perf-log 53).
   bool dependent_launch = false;
   unsigned reduce_blocks = 0;
-  // reduce=spread with every block of the grid resident at once: launched cooperatively (the driver
-  // then keeps them so), each tile's split blocks adding its partial sums; no reduce kernel.
-  bool cooperative = false;
   bool swap_operands = false;  // a column-major C runs as the row-major Cᵀ = op(B)ᵀ·op(A)ᵀ
   GemmArgs args{};             // strides, sizes, workspace, counters; pointers and alpha/beta per call
   size_t workspace_floats = 0;  // split-K partial products the plan needs (0: none)

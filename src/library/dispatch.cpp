@@ -21,9 +21,6 @@ namespace {
 constexpr double kLaunchUs = 2.0;
 // One round trip of a dependent load chain to L2 (the split-K reduce's, perf-log 57).
 constexpr double kL2RoundTripUs = 0.7;
-// reduce=spread: a split's arrival counted and its tile's last arrival seen (an atomic and a poll
-// of L2) before its share is added. (Not measured yet: the first guess.)
-constexpr double kSpreadWaitUs = 1.0;
 // A round of resident blocks, where reads bound the kernel: its pipeline's fill (perf-log 72).
 constexpr double kRoundFillUs = 3.0;
 // The share of the busiest SMs' extra block that shows in a read-bound kernel's time: the others,
@@ -333,7 +330,6 @@ struct Estimate {
   double us = INFINITY;
   int splits = 1;
   bool stream = false;  // the tail streamed (stream-K), not split
-  bool spread = false;  // split-K's sums added by the split blocks (reduce=spread), not a reduce kernel
   size_t workspace = 0;
   double waves = 0;
 };
@@ -343,7 +339,7 @@ struct Estimate {
 // once and the outputs (or partial sums) written.
 // `planes`: floats per partial sum (2 with FP64 accumulators).
 Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, const ParamValues& v,
-                    const LaunchGeometry& g, int s, int planes, bool spread = false) {
+                    const LaunchGeometry& g, int s, int planes) {
   auto& t = v.at("tile");
   const long long bm = t[0], bn = t[1], bk = t[2];
   const int threads = int(g.block.x * g.block.y * g.block.z);
@@ -410,14 +406,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   t_mem = std::max(t_mem, out_bytes / (c.store_share * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
   if (bm >= c.padded_from * p.m || bn >= c.padded_from * p.n) us += kPaddedTileUs;
-  if (s > 1 && spread && blocks <= slots) {
-    // reduce=spread (every block resident): each block adds a 1/s share of its tile's partial sums,
-    // just written (in L2), eight planes per round trip, after its tile's splits have all arrived.
-    const double passes = std::ceil(double(bm * bn) / (4.0 * s * threads));
-    us += passes * std::ceil(planes * s / 8.0) * kL2RoundTripUs + kSpreadWaitUs;
-    e.spread = true;
-    e.workspace = size_t(4.0 * planes * double(p.m) * double(partial_pitch(p)) * s);
-  } else if (s > 1) {
+  if (s > 1) {
     // The reduce kernel, one thread per element of C, adds eight partial planes per round trip to
     // L2: a few outputs split many ways wait on those round trips, not on the bytes (8x2304x768
     // split 32: 7 us over the bytes' time; perf-log 57).
@@ -806,11 +795,6 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
           if (s > 1 && ceil_div(q.k, s) < 4 * bk) break;
           auto x = tiled_time(gpu, q, *c.c, c.v, g, s, c.f->fp64_accumulators(c.v) ? 2 : 1);
           if (x.workspace > split_cap) break;
-          // Or its tiles' split blocks add the sums, where the family offers it and the grid fits at once.
-          if (s > 1 && c.v.count("reduce"))
-            if (auto y = tiled_time(gpu, q, *c.c, c.v, g, s, c.f->fp64_accumulators(c.v) ? 2 : 1, true);
-                y.spread && y.us < x.us)
-              x = y;
           if (x.us < e.us) e = x;
         }
         if (e.us == INFINITY) continue;
@@ -828,7 +812,6 @@ Dispatch as_dispatch(const Evaluated& x) {
   ParamValues v = x.c->v;
   if (v.count("splitk")) v["splitk"] = {x.e.splits};
   if (v.count("tail")) v["tail"] = {x.e.stream ? 1 : 0};
-  if (v.count("reduce")) v["reduce"] = {x.e.spread ? 1 : 0};
   d.family = x.c->f->name();
   d.params = format_params(*x.c->f, v);
   d.splits = x.e.splits;
@@ -917,8 +900,7 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
   const std::string form = best->c->f->transposes(v) ? " of the transposed product Cᵀ = op(B)ᵀ·op(A)ᵀ" : "";
   d.why = "model: " + d.family + " " + tiles + form +
           (d.splits > 1 ? ", K split " + std::to_string(d.splits) + " ways" : "") +
-          (best->e.stream ? ", the tail streamed (stream-K)" : "") +
-          (best->e.spread ? ", the splits' sums added by their own blocks" : "") + ", " +
+          (best->e.stream ? ", the tail streamed (stream-K)" : "") + ", " +
           fmt("%.2f", best->e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
           fmt("%.1f", best->e.us) + " us predicted";
   const bool accurate = math == MathMode::tensor_fp32 && gpu.arch >= 80;

@@ -656,59 +656,6 @@ __device__ inline void splitk_reduce(const GemmArgs& g, int splits) {
   }
 }
 
-// reduce=spread: split-K's partial sums added by the tile's own split blocks, each a 1/splits share
-// of the tile's groups of 4 columns once every split has stored its part: no second kernel, and
-// every SM that computed a split adds (a tile's last block alone left most SMs idle, perf-log 79).
-// A block waits for its tile's other splits, so every block must be resident at once: the launcher
-// launches the grid cooperatively and binds the counters (one per tile) only then. The sums run in
-// split order in the accumulators' type, as splitk_reduce's: the same C bit for bit. Each counter
-// counts the splits' arrivals, then their departures; the last to leave zeroes it for the next call.
-__device__ inline unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-template <class Acc, int TILE_M, int TILE_N, int NT>
-__device__ inline void spread_splits(const GemmArgs& g, long long m0, long long n0) {
-  unsigned* counter = g.counters + blockIdx.y * gridDim.x + blockIdx.x;
-  const unsigned splits = gridDim.z;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    atomicAdd(counter, 1u);
-    while (load_acquire(counter) < splits) __nanosleep(100);
-  }
-  __syncthreads();
-  __threadfence();
-  constexpr int kGroupsN = TILE_N / 4, kGroups = TILE_M * kGroupsN, kPlanes = kPartialPlanes<Acc>;
-  const int share = (kGroups + int(splits) - 1) / int(splits);
-  const int last = min(kGroups, (int(blockIdx.z) + 1) * share);
-  const long long pitch = partial_pitch(g.n), plane = g.m * pitch;
-  for (int q = int(blockIdx.z) * share + threadIdx.x; q < last; q += NT) {
-    const long long i = m0 + q / kGroupsN, j = n0 + q % kGroupsN * 4;
-    if (i >= g.m || j >= g.n) continue;
-    const float4* p = reinterpret_cast<const float4*>(g.workspace + i * pitch + j);
-    Acc sum[4] = {0, 0, 0, 0};
-#pragma unroll 8
-    for (unsigned z = 0; z < splits; ++z) {
-      const float4 hi = __ldcg(p + z * kPlanes * plane / 4);
-      float4 lo = make_float4(0, 0, 0, 0);
-      if (kPlanes == 2) lo = __ldcg(p + (z * kPlanes + 1) * plane / 4);
-      const float h[4] = {hi.x, hi.y, hi.z, hi.w}, l[4] = {lo.x, lo.y, lo.z, lo.w};
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        Acc v = Acc(h[c]);  // partial_at's sum: the high plane, then the low one
-        if (kPlanes == 2) v += Acc(l[c]);
-        sum[c] += v;
-      }
-    }
-#pragma unroll
-    for (int c = 0; c < 4; ++c) store_c(g, i, j + c, float(sum[c]));
-  }
-  __syncthreads();
-  if (threadIdx.x == 0 && atomicAdd(counter, 1u) == 2 * splits - 1) *counter = 0;
-}
-
 // Tiles of TILE_K along K.
 __device__ inline int k_tiles(const GemmArgs& g, int tile_k) { return int((g.k + tile_k - 1) / tile_k); }
 
@@ -844,7 +791,6 @@ __device__ inline void cp_async_gemm(const GemmArgs& g, float* smem, Tile& t, in
                                                                                     first, count);
     if constexpr (STAGE_C) __syncthreads();  // every warp is done reading the ring
     store_result<Acc, STAGE_C>(g, t, m0, n0, row0, col0, stage());
-    if (gridDim.z > 1 && g.counters) spread_splits<Acc, TILE_M, TILE_N, NT>(g, m0, n0);
   }
 }
 

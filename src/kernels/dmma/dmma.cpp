@@ -24,8 +24,7 @@ class Dmma final : public KernelFamily {
             {"stages", {3}, 2, 8, "shared-memory stages of the cp.async pipeline"},
             {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
             {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed in FP64"},
-            tiled::persistent_param(),
-            tiled::reduce_param()};
+            tiled::persistent_param()};
   }
   const char* source() const override { return embedded::dmma_source; }
   std::string entry() const override { return "gemm_dmma"; }
@@ -37,7 +36,6 @@ class Dmma final : public KernelFamily {
     const int mt = w[0] / 16, ntl = w[1] / 8, k = mma_k(v);
     std::vector<std::string> out;
     tiled::mma_tile_violations(out, v, k, smem(v), 2 * (mt * ntl * 4 + 2 * (mt * k / 2 + ntl * k / 4)) + 24);
-    tiled::reduce_violations(out, v);
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -53,10 +51,6 @@ class Dmma final : public KernelFamily {
   bool persistent(const ParamValues& v) const override { return tiled::persistent(v); }
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
-  bool spreads_splits(const ParamValues& v) const override { return tiled::spreads(v); }
-  long long workspace_counters(const ParamValues& v, const Problem& p) const override {
-    return tiled::spread_counters(v, p);
-  }
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0], v.at("tile")[1], tiled::persistent(v));
   }

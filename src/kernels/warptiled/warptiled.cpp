@@ -29,8 +29,7 @@ class Warptiled final : public KernelFamily {
             {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed (small M·N, huge K)"},
             {"minblocks", {1}, 1, 4, "blocks per SM the register allocation must allow (__launch_bounds__)"},
             tiled::accum_param(/*tile_sums=*/true),
-            tiled::persistent_param(),
-            tiled::reduce_param()};
+            tiled::persistent_param()};
   }
   const char* source() const override { return embedded::warptiled_source; }
   std::string entry() const override { return "gemm_warptiled"; }
@@ -54,7 +53,6 @@ class Warptiled final : public KernelFamily {
     if (tiled::persistent(v) && v.at("fragments")[0] == 1)
       out.push_back(
           "persistent=yes runs each K tile in one step (fragments=single): double fragments run k steps across tiles");
-    tiled::reduce_violations(out, v);
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -72,10 +70,6 @@ class Warptiled final : public KernelFamily {
   bool persistent(const ParamValues& v) const override { return tiled::persistent(v); }
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
-  bool spreads_splits(const ParamValues& v) const override { return tiled::spreads(v); }
-  long long workspace_counters(const ParamValues& v, const Problem& p) const override {
-    return tiled::spread_counters(v, p);
-  }
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0], v.at("tile")[1], tiled::persistent(v));
   }
