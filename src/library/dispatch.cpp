@@ -76,6 +76,8 @@ struct Candidate {
   // The share of its rate an SM reaches with every slot holding one of its blocks, where measured
   // below 1 (a lone block's is 0.75: tiled_time).
   double busy_full = 1;
+  // The share a lone block (one on its SM) reaches, where measured below the usual 0.75.
+  double busy_lone = 0.75;
   // Where a leading dimension is not a multiple of 4 floats (the unaligned variant, 4-byte copies):
   // what each such copy a thread issues per K tile adds to a block's K step, where measured.
   double unaligned_copy_us = 0;
@@ -120,8 +122,11 @@ const Candidate kSimt[] = {
     // and 8192² x 16 with every leading dimension one over (results/h100/simt/staged-b9cd9e8, perf-log 97).
     {.family = "warptiled", .params = "tile=128x128x16,warp=32x64,vpt=8x8,stages=3", .regs = 191, .rate = 0.66,
      .kind = Candidate::simt, .store_share = 0.56, .unaligned_store_share = 0.36},
+    // Alone on its SM a block of it reaches about 0.65: lt-777x555x333's 117 lone blocks ran 21.9-22.5 us
+    // where split 3 (351 blocks, three an SM, and the reduce kernel) ran 20.7-21.3 (results/h200/simt/
+    // spread-a82afe5, spread-ilp-a82afe5-dirty, candidates-6c35cb1; perf-log 109).
     {.family = "warptiled", .params = "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", .regs = 147, .rate = 0.53,
-     .kind = Candidate::simt, .store_share = 0.62, .unaligned_store_share = 0.45},
+     .kind = Candidate::simt, .store_share = 0.62, .busy_lone = 0.65, .unaligned_store_share = 0.45},
     {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.55, Candidate::simt, 0, 0.58},
     {"warptiled", "tile=128x64x16,warp=64x32,vpt=8x8,stages=3", 168, 0.55, Candidate::simt, 0, 0.56},
     {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt, 0, 0.67},
@@ -360,7 +365,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // block per SM ran 17.4 us where 64x64 blocks of four ran 12.9; perf-log 51).
   const double full = std::floor(blocks / slots), rest = blocks - full * slots;
   const double j = std::ceil(rest / gpu.sms), warps = j * threads / 32.0;
-  const double busy_full = c.busy_full, busy_lone = std::min(0.75, busy_full);
+  const double busy_full = c.busy_full, busy_lone = std::min(c.busy_lone, busy_full);
   const double busy =
       (busy_lone + (busy_full - busy_lone) * (j - 1) / std::max(1, occ - 1)) * std::min(1.0, warps / 4.0);
   double t_compute = (full * occ / busy_full + (j > 0 ? j / busy : 0)) * work / sm_rate;
