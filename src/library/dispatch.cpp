@@ -365,9 +365,12 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // block per SM ran 17.4 us where 64x64 blocks of four ran 12.9; perf-log 51).
   const double full = std::floor(blocks / slots), rest = blocks - full * slots;
   const double j = std::ceil(rest / gpu.sms), warps = j * threads / 32.0;
-  const double busy_full = c.busy_full, busy_lone = std::min(c.busy_lone, busy_full);
-  const double busy =
-      (busy_lone + (busy_full - busy_lone) * (j - 1) / std::max(1, occ - 1)) * std::min(1.0, warps / 4.0);
+  // A candidate's own lone share (busy_lone) applies to j = 1 alone: two blocks an SM ran as the 3/4
+  // to 1 line has them (64x64 split 4 at 512³ beat split 6, three an SM; perf-log 109).
+  const double busy_full = c.busy_full, busy_two = std::min(0.75, busy_full);
+  const double busy = (j <= 1 ? std::min(c.busy_lone, busy_full)
+                              : busy_two + (busy_full - busy_two) * (j - 1) / std::max(1, occ - 1)) *
+                      std::min(1.0, warps / 4.0);
   double t_compute = (full * occ / busy_full + (j > 0 ? j / busy : 0)) * work / sm_rate;
   // 4-byte copies (a leading dimension not a multiple of 4): each thread issues its share of the
   // unaligned operands' K tile one float at a time, the blocks resident together side by side.
