@@ -124,7 +124,7 @@ const Candidate kSimt[] = {
      .kind = Candidate::simt, .store_share = 0.56, .unaligned_store_share = 0.36},
     // Alone on its SM a block of it reaches about 0.65: lt-777x555x333's 117 lone blocks ran 21.9-22.5 us
     // where split 3 (351 blocks, three an SM, and the reduce kernel) ran 20.7-21.3 (results/h200/simt/
-    // spread-a82afe5, spread-ilp-a82afe5-dirty, candidates-6c35cb1; perf-log 109).
+    // spread-a82afe5, spread-ilp-a82afe5-dirty, evidence-6c35cb1; perf-log 109).
     {.family = "warptiled", .params = "tile=64x64x16,warp=32x32,vpt=4x8,stages=3", .regs = 147, .rate = 0.53,
      .kind = Candidate::simt, .store_share = 0.62, .busy_lone = 0.65, .unaligned_store_share = 0.45},
     {"warptiled", "tile=64x128x16,warp=32x64,vpt=8x8,stages=3", 168, 0.55, Candidate::simt, 0, 0.58},
@@ -367,9 +367,9 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double j = std::ceil(rest / gpu.sms), warps = j * threads / 32.0;
   // A candidate's own lone share (busy_lone) applies to j = 1 alone: two blocks an SM ran as the 3/4
   // to 1 line has them (64x64 split 4 at 512³ beat split 6, three an SM; perf-log 109).
-  const double busy_full = c.busy_full, busy_two = std::min(0.75, busy_full);
+  const double busy_full = c.busy_full, busy_line = std::min(0.75, busy_full);
   const double busy = (j <= 1 ? std::min(c.busy_lone, busy_full)
-                              : busy_two + (busy_full - busy_two) * (j - 1) / std::max(1, occ - 1)) *
+                              : busy_line + (busy_full - busy_line) * (j - 1) / std::max(1, occ - 1)) *
                       std::min(1.0, warps / 4.0);
   double t_compute = (full * occ / busy_full + (j > 0 ? j / busy : 0)) * work / sm_rate;
   // 4-byte copies (a leading dimension not a multiple of 4): each thread issues its share of the
