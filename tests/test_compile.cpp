@@ -205,8 +205,10 @@ TEST_F(CompileTest, Fp64AccumulatorsCompileWithoutSpills) {
   std::vector<std::pair<std::string, std::string>> points;
   auto configs = dispatch_configurations(90);
   for (auto& e : builtin_table().entries())  // the GEMV routes' measured entries, in the mode's arithmetic
-    if (find_family(e.family)->op() == Op::gemv && fits_math(e.family, e.params, MathMode::tensor_fp32))
-      configs.emplace_back(e.family, with_math(e.family, e.params, MathMode::tensor_fp32));
+    if (find_family(e.family)->op() == Op::gemv)
+      for (long long k : {0ll, kTileSumsMinK})
+        if (fits_math(e.family, e.params, MathMode::tensor_fp32, k))
+          configs.emplace_back(e.family, with_math(e.family, e.params, MathMode::tensor_fp32, k));
   for (auto& c : configs)
     if (c.second.find("accum=fp64") != std::string::npos) points.push_back(c);
   EXPECT_GE(points.size(), 7u);

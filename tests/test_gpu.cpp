@@ -95,6 +95,10 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"gemv-columns", "splits=7,accum=fp64"}, {"outer", "threads=64,rows=4,kc=4"},
                                 // The last block's split sums: gemv-block's 128 threads over 37 (some add none).
                                 {"gemv-columns", "block=32x4,vpt=1,splits=13,accum=fp64"},
+                                // fp64tile: FP32 runs (a 16-byte group, gemv-columns' unrolled steps) in FP64.
+                                {"gemv-block", "threads=128,splits=5,accum=fp64tile"},
+                                {"gemv-vectorized", "rows=2,unroll=8,accum=fp64tile"},
+                                {"gemv-columns", "block=32x8,vpt=8,unroll=4,splits=3,accum=fp64tile"},
                                 {"gemv-block", "threads=128,splits=37"},
                                 {"outer", "accum=fp64"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64"},
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5,accum=fp64"},
@@ -1490,6 +1494,26 @@ TEST(Gpu, Fp64AccumulatorsMeetTheContract) {
     return true;
   });
   EXPECT_EQ(checked, (dmma ? 8 : 4) * 4 * 5 - 4);
+}
+
+// The library's GEMV routes in tensor_fp32 sum FP32 runs of four products in FP64 (fp64tile) from K
+// = kTileSumsMinK, at FP32's cost (perf-log 110): the contract on them, a row vector times a matrix
+// and a matrix times a vector (gemv-columns and gemv-block), every distribution, K 32 to 65536.
+TEST(Gpu, TensorFp32GemvRoutesMeetTheContract) {
+  REQUIRE_GPU();
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{1, 3000}, {3000, 1}}) {
+    AccuracyOptions o;
+    o.kernels = resolve_kernels({"gemmlab-tensor-fp32"}, {});
+    o.m = m, o.n = n;
+    o.ks = {kTileSumsMinK, 256, 4096, 65536};
+    const int checked = check_accuracy(o, [](const nlohmann::ordered_json& row) {
+      EXPECT_LE(row["abs_x_cublas"].get<double>(), 1.0) << row["m"] << "x" << row["n"] << " " << row["dist"] << " K "
+                                                        << row["k"] << ": " << row["details"].dump();
+      EXPECT_NE(row["details"].dump().find("accum=fp64tile"), std::string::npos) << row["details"].dump();
+      return true;
+    });
+    EXPECT_EQ(checked, 4 * 4);
+  }
 }
 
 // The tensor_fp32 contract (README): the error max |C - C64| / (|A||B|)_ij no larger than cuBLAS

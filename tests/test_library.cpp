@@ -611,6 +611,10 @@ TEST(Dispatch, ConfigurationsInTheModesArithmetic) {
     EXPECT_EQ(parse_params(f, default_params(gemv, MathMode::strict_fp32)).at("accum")[0], 0);
     EXPECT_EQ(with_math(gemv, "unroll=2", MathMode::tensor_fp32).find("accum=fp64") != std::string::npos, true);
     EXPECT_EQ(with_math(gemv, "unroll=2", MathMode::tf32), "unroll=2");
+    // From K = kTileSumsMinK, FP32 runs added in FP64 (fp64tile); below it every product in FP64.
+    EXPECT_EQ(parse_params(f, default_params(gemv, MathMode::tensor_fp32, kTileSumsMinK)).at("accum")[0], 2);
+    EXPECT_EQ(parse_params(f, with_math(gemv, "unroll=2", MathMode::tensor_fp32, kTileSumsMinK - 1)).at("accum")[0], 1);
+    EXPECT_EQ(with_math(gemv, "unroll=2", MathMode::strict_fp32, 4096), "unroll=2");
   }
   auto& w = *find_family("warptiled");
   const auto fallback = default_params("warptiled", MathMode::tensor_fp32);
@@ -622,8 +626,11 @@ TEST(Dispatch, ConfigurationsInTheModesArithmetic) {
   // Every tensor_fp32 configuration is built ahead of time.
   auto built = dispatch_configurations(90);
   for (const char* gemv : {"gemv-block", "gemv-columns"})
-    EXPECT_NE(std::find(built.begin(), built.end(), std::make_pair(std::string(gemv), default_params(gemv, MathMode::tensor_fp32))),
-              built.end()) << gemv;
+    for (long long k : {0ll, kTileSumsMinK})
+      EXPECT_NE(std::find(built.begin(), built.end(),
+                          std::make_pair(std::string(gemv), default_params(gemv, MathMode::tensor_fp32, k))),
+                built.end())
+          << gemv << " K " << k;
 }
 
 // Every corpus shape, every mode, both GPUs: a valid configuration that takes the problem, built

@@ -36,7 +36,8 @@ nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& tabl
   out["metadata"]["study"] = "accuracy: ||C - ref||_F / ||ref||_F and max |C - ref| / |ref| against float64";
   auto dists = nlohmann::json::array();
   for (auto d : o.dists) dists.push_back(to_string(d));
-  out["metadata"]["inputs"] = {{"distributions", dists}, {"seed", o.seed}, {"m", o.mn}, {"n", o.mn}};
+  const int64_t m = o.m ? o.m : o.mn, n = o.n ? o.n : o.mn;
+  out["metadata"]["inputs"] = {{"distributions", dists}, {"seed", o.seed}, {"m", m}, {"n", n}};
   auto rows = nlohmann::ordered_json::array();
   char line[256];
   std::snprintf(line, sizeof line, "%-9s %6s  %-44s %-5s %12s %12s %12s %9s\n", "inputs", "K", "kernel", "prec",
@@ -44,7 +45,7 @@ nlohmann::ordered_json run_accuracy(const AccuracyOptions& o, std::ostream& tabl
   table << line;
   for (auto d : o.dists)
     for (int64_t k : o.ks) {
-      Problem p = normalized(problem_of_shape(Op::gemm, {o.mn, o.mn, k}, Layout::row_major, Trans::no, Trans::no));
+      Problem p = normalized(problem_of_shape(Op::gemm, {m, n, k}, Layout::row_major, Trans::no, Trans::no));
       ProblemSession session(p, d, o.seed * 7919 + uint64_t(k), nullptr);
       double cublas_fro = 0, cublas_abs = 0;
       for (size_t i = 0; i < runners.size(); ++i) {

@@ -18,6 +18,7 @@ struct AccuracyOptions {
   std::vector<Distribution> dists = {Distribution::uniform, Distribution::normal, Distribution::positive,
                                      Distribution::wide};
   int64_t mn = 256;  // M = N: every element checked against float64 up to 2^31 multiply-adds, else 32 x 32 sampled
+  int64_t m = 0, n = 0;  // M and N where set (a vector product: M or N = 1), else mn
   uint64_t seed = 1;
   std::string command_line;
 };

@@ -32,7 +32,7 @@ long long k_option(const std::string& k) {
 Command add_accuracy(CLI::App& app) {
   struct Args {
     std::vector<std::string> kernels, params, ks, dists;
-    int64_t mn = 256;
+    int64_t mn = 256, m = 0, n = 0;
     std::string json;
   };
   auto args = std::make_shared<Args>();
@@ -47,6 +47,9 @@ Command add_accuracy(CLI::App& app) {
   cmd->add_option("--mn", a.mn, "M = N (every element checked up to 2^31 multiply-adds, else 32 x 32 sampled ones)")
       ->default_val(256)
       ->check(CLI::Range(1, 4096));
+  // A vector product (M or N = 1) reaches the GEMV routes; its every element is checked.
+  cmd->add_option("--m", a.m, "M, in place of --mn's (e.g. 1: a row vector times a matrix)")->check(CLI::Range(1, 65536));
+  cmd->add_option("--n", a.n, "N, in place of --mn's (e.g. 1: a matrix times a vector)")->check(CLI::Range(1, 65536));
   cmd->add_option("--json", a.json, "write the rows as JSON");
   return {cmd, [args](const Context& ctx) -> int {
             auto& a = *args;
@@ -63,7 +66,7 @@ Command add_accuracy(CLI::App& app) {
               ao.dists.clear();
               for (auto& d : split_list(a.dists)) ao.dists.push_back(parse_distribution(d));
             }
-            ao.mn = a.mn;
+            ao.mn = a.mn, ao.m = a.m, ao.n = a.n;
             ao.command_line = ctx.command_line;
             check_output_path(a.json);
             if (device_count() == 0) throw NoDeviceError();

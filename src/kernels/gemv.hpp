@@ -25,6 +25,16 @@ inline std::string needs_columns(const Problem& p) {
   return "needs contiguous columns of op(A) (column-major N or row-major T); gemv-vectorized computes this layout";
 }
 
+// The sums: FP32 (cuBLAS's arithmetic), FP64 (exact products, one rounding) or fp64tile, short runs
+// of products summed in FP32 and added in FP64 (a 16-byte group's four; gemv-columns: its UNROLL
+// steps), FP32's cost at FP64's accuracy from K = 32 on (perf-log 110).
+inline ParamSpec accum_param() {
+  return {"accum", {0}, 0, 2,
+          "accumulators: FP32 (cuBLAS SGEMV's arithmetic), FP64 (exact products, one rounding) or fp64tile "
+          "(FP32 sums of each 16-byte group's products, or of gemv-columns' unrolled steps, added in FP64)",
+          {"fp32", "fp64", "fp64tile"}};
+}
+
 inline bool power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 inline void require_power_of_two(std::vector<std::string>& out, const char* name, int x) {

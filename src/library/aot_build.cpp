@@ -46,12 +46,14 @@ int main(int argc, char** argv) {
   for (int ai = 3; ai < argc; ++ai) {
     // The built-in table's entries and every configuration the dispatcher can pick on this arch.
     std::vector<std::pair<std::string, std::string>> configs;
-    // A GEMV entry serves tensor_fp32 too, in its arithmetic (with_math: FP64 accumulators).
+    // A GEMV entry serves tensor_fp32 too, in its arithmetic (with_math: FP64 accumulators, or
+    // fp64tile from kTileSumsMinK).
     for (auto& e : builtin_table().entries()) {
       configs.emplace_back(e.family, e.params);
-      if (auto* f = find_family(e.family);
-          f && f->op() == Op::gemv && fits_math(e.family, e.params, MathMode::tensor_fp32))
-        configs.emplace_back(e.family, with_math(e.family, e.params, MathMode::tensor_fp32));
+      if (auto* f = find_family(e.family); f && f->op() == Op::gemv)
+        for (long long k : {0ll, kTileSumsMinK})
+          if (fits_math(e.family, e.params, MathMode::tensor_fp32, k))
+            configs.emplace_back(e.family, with_math(e.family, e.params, MathMode::tensor_fp32, k));
     }
     for (auto& c : dispatch_configurations(std::atoi(argv[ai] + 3))) configs.push_back(c);
     for (auto& [family, params] : configs) {

@@ -205,7 +205,6 @@ constexpr double kOuterOverlap = 0.25, kOuterFillUs = 2.0;
 // tiles' sums in FP64: 0.12-0.73x cuBLAS SGEMM's error from K = 32 (1.2-1.7x at K = 16, one tile:
 // plain FP32), at 0.81-0.82 of the FP32 speed (64x64 at 1024³, 32x128 at 8x12288x4096;
 // results/h100/fp64-accum/4a3f454, perf-log 40). 128x128 spills with it.
-constexpr long long kTileSumsMinK = 32;
 const Candidate kSimtFp64Tile[] = {
     {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,accum=fp64tile", 245, 0.43, Candidate::simt},
     {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4,accum=fp64tile", 243, 0.37, Candidate::simt},
@@ -929,23 +928,23 @@ std::string unsplit_gemv(const std::string& family, const std::string& params) {
   return format_params(f, v);
 }
 
-std::string with_math(const std::string& family, const std::string& params, MathMode math) {
+std::string with_math(const std::string& family, const std::string& params, MathMode math, long long k) {
   auto& f = *find_family(family);
   auto v = parse_params(f, params);
   if (math != MathMode::tensor_fp32 || !v.count("accum")) return params;
-  v["accum"] = {1};
+  v["accum"] = {f.op() == Op::gemv && k >= kTileSumsMinK ? 2 : 1};
   return f.fp64_accumulators(v) ? format_params(f, v) : params;
 }
 
-bool fits_math(const std::string& family, const std::string& params, MathMode math) {
-  return accepts(*find_family(family), with_math(family, params, math));
+bool fits_math(const std::string& family, const std::string& params, MathMode math, long long k) {
+  return accepts(*find_family(family), with_math(family, params, math, k));
 }
 
-std::string default_params(const std::string& family, MathMode math) {
+std::string default_params(const std::string& family, MathMode math, long long k) {
   auto& f = *find_family(family);
   // warptiled's default 8x16 thread tile has no register room for FP64 accumulators.
   if (family == "warptiled" && math == MathMode::tensor_fp32) return format_params(f, parsed(kSimtFp64)[0].v);
-  return with_math(family, format_params(f, parse_params(f, "")), math);
+  return with_math(family, format_params(f, parse_params(f, "")), math, k);
 }
 
 std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch) {
@@ -965,8 +964,10 @@ std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arc
   if (arch >= 90) add(parsed(kDmma));
   if (arch == 90) add(parsed(kSimtHopper)), add(parsed(kWgmma3x)), add(parsed(kWgmma1x)), add(parsed(kOzaki));
   if (arch >= 80 && arch != 90) add(parsed(kTf32_3x)), add(parsed(kTf32_1x));
-  for (const char* gemv : {"gemv-block", "gemv-columns"})
-    for (auto math : {MathMode::strict_fp32, MathMode::tensor_fp32}) out.emplace_back(gemv, default_params(gemv, math));
+  for (const char* gemv : {"gemv-block", "gemv-columns"}) {
+    out.emplace_back(gemv, default_params(gemv, MathMode::strict_fp32));
+    for (long long k : {0ll, kTileSumsMinK}) out.emplace_back(gemv, default_params(gemv, MathMode::tensor_fp32, k));
+  }
   return out;
 }
 

@@ -118,16 +118,22 @@ Problem vector_problem(const Problem& canonical, Route r);
 // has it): it needs no workspace, the library's GEMV plan when none can be had.
 std::string unsplit_gemv(const std::string& family, const std::string& params);
 
+// tensor_fp32's sums of FP32 runs (accum=fp64tile) from this K on: below it a run holds too much of
+// K and the error is FP32's (the accuracy study, perf-log 40).
+constexpr long long kTileSumsMinK = 32;
+
 // A configuration in a math mode's arithmetic: tensor_fp32 gives the CUDA-core families that have
-// it FP64 accumulators (accum=fp64), so the GEMV routes and the no-workspace fallback meet the mode's
-// contract as the dispatcher's choices do; other modes and families unchanged.
-std::string with_math(const std::string& family, const std::string& params, MathMode math);
+// it FP64 accumulators (accum=fp64; a GEMV of reduction length k >= kTileSumsMinK fp64tile, FP32
+// runs of four products added in FP64), so the GEMV routes and the no-workspace fallback meet the
+// mode's contract as the dispatcher's choices do; other modes and families unchanged.
+std::string with_math(const std::string& family, const std::string& params, MathMode math, long long k = 0);
 // Whether that form meets the family's constraints: FP64 sums may not fit where FP32 ones did
 // (gemv-columns' partial sums in shared memory), and such a configuration is not run in that mode.
-bool fits_math(const std::string& family, const std::string& params, MathMode math);
+bool fits_math(const std::string& family, const std::string& params, MathMode math, long long k = 0);
 
-// A family's defaults in a math mode's arithmetic: the library's configuration where nothing else decides.
-std::string default_params(const std::string& family, MathMode math);
+// A family's defaults in a math mode's arithmetic (k: with_math's): the library's configuration
+// where nothing else decides.
+std::string default_params(const std::string& family, MathMode math, long long k = 0);
 
 // Every (family, params) the dispatcher can pick on this architecture: built ahead of time.
 std::vector<std::pair<std::string, std::string>> dispatch_configurations(int arch);

@@ -579,19 +579,22 @@ class Library {
       auto* f = find_family(e.family);
       return f && f->op() == p.op && accepts(*f, e.params) && launcher(*f, e.params).unsupported(p).empty();
     };
-    // Entries measured in the mode's arithmetic: FP64 sums for tensor_fp32 (a GEMV with FP64 sums
-    // wants more loads in flight than its FP32 best: 1024 threads, one load each, ran 0.78x of it
-    // on 8192 x 32768, perf-log 56), FP32 sums for the others.
-    auto measured_in_mode = [&](const TuningEntry& e) {
-      return usable(e) && sums_in_fp64(e) == (math == MathMode::tensor_fp32);
-    };
-    // Else, in tensor_fp32, an FP32 entry of a family that can sum in FP64, in that arithmetic
+    // In tensor_fp32, an FP32 entry of a family that can sum in FP64, in that arithmetic
     // (with_math): gemv-warp, FP32 sums alone, is another mode's choice.
     auto convertible = [&](const TuningEntry& e) {
       if (math != MathMode::tensor_fp32 || !usable(e)) return false;
       auto& f = *find_family(e.family);
-      return fits_math(e.family, e.params, math) &&
-             f.fp64_accumulators(parse_params(f, with_math(e.family, e.params, math)));
+      return fits_math(e.family, e.params, math, p.k) &&
+             f.fp64_accumulators(parse_params(f, with_math(e.family, e.params, math, p.k)));
+    };
+    // Entries measured in the mode's arithmetic: FP64 sums for tensor_fp32 (a GEMV with FP64 sums
+    // wants more loads in flight than its FP32 best: 1024 threads, one load each, ran 0.78x of it
+    // on 8192 x 32768, perf-log 56), FP32 sums for the others. A GEMV whose tensor_fp32 sums are
+    // fp64tile (K from kTileSumsMinK) costs what FP32 sums cost: the FP32 entries, converted.
+    const bool fp32_cost = math == MathMode::tensor_fp32 && p.op == Op::gemv && p.k >= kTileSumsMinK;
+    auto measured_in_mode = [&](const TuningEntry& e) {
+      if (fp32_cost) return !sums_in_fp64(e) && convertible(e);
+      return usable(e) && sums_in_fp64(e) == (math == MathMode::tensor_fp32);
     };
     auto lookup = [&](const TuningDb& db) {
       auto* e = db.best(dev.name, arch, "", p, exact, measured_in_mode);
@@ -599,7 +602,7 @@ class Library {
     };
     auto made = [&](const std::string& family, const std::string& given, const std::string& source) {
       auto& f = *find_family(family);
-      const std::string params = with_math(family, given, math);
+      const std::string params = with_math(family, given, math, p.k);
       Choice ch{family, params, source, why};
       ch.workspace_bytes = launcher(f, params).workspace_bytes(p);
       return ch;
@@ -614,7 +617,7 @@ class Library {
       return made(e->family, e->params, "built-in table");
     if (exact) return {};
     std::string family = p.op == Op::gemm ? "warptiled" : op_a_strides(p).col == 1 ? "gemv-block" : "gemv-columns";
-    return made(family, default_params(family, math), "defaults");
+    return made(family, default_params(family, math, p.k), "defaults");
   }
 
   // With `no_workspace`, a plan that needs none (the fallback when a workspace cannot be had).

@@ -42,8 +42,13 @@ __device__ __forceinline__ T block_sum(T v, T* scratch) {
   return group_sum(lane < NTHREADS / 32 ? scratch[lane] : T(0));
 }
 
+// ACCUM 2 (fp64tile): a 16-byte group's four products summed in FP32, that sum added in FP64. FP64
+// sums of every product convert both operands of each (two F2F.F64 a product, a pipe of 16 a clock
+// per SM), and ran 4-10 % behind FP32 sums on memory-bound GEMVs (perf-log 110); grouped, one
+// conversion per four products, and FP32 rounds four products, not all of K.
 template <class Acc>
 __device__ __forceinline__ Acc dot4(float4 a, float4 b, Acc acc) {
+  if constexpr (ACCUM == 2) return acc + Acc(fmaf(a.w, b.w, fmaf(a.z, b.z, fmaf(a.y, b.y, a.x * b.x))));
   return gl::mac(a.w, b.w, gl::mac(a.z, b.z, gl::mac(a.y, b.y, gl::mac(a.x, b.x, acc))));
 }
 

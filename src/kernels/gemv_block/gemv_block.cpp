@@ -19,7 +19,7 @@ class GemvBlock final : public KernelFamily {
     return {{"threads", {256}, 32, 1024, "threads per block (whole warps)"},
             {"unroll", {4}, 1, 16, "16-byte loads in flight per thread"},
             {"splits", {0}, 0, 1024, "blocks sharing one row's reduction; 0: one full wave of blocks"},
-            tiled::accum_param()};
+            gemv::accum_param()};
   }
   const char* source() const override { return embedded::gemv_block_source; }
   std::string entry() const override { return "gemv_block"; }
@@ -35,6 +35,10 @@ class GemvBlock final : public KernelFamily {
   std::vector<std::string> violations(const ParamValues& v) const override {
     std::vector<std::string> out;
     gemv::require_threads(out, v.at("threads")[0]);
+    // ptxas unrolls fp64tile's loop of independent FP32 groups, and 64 registers (1024 threads, one
+    // block an SM) spill its loads in flight.
+    if (v.at("threads")[0] >= 1024 && v.at("accum")[0] == 2)
+      out.push_back("accum=fp64tile needs fewer than 1024 threads: at 64 registers a thread its unrolled loads spill");
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {

@@ -20,7 +20,7 @@ class GemvColumns final : public KernelFamily {
             {"vpt", {4}, 1, 16, "outputs per thread (16-byte loads when a multiple of 4 and aligned)"},
             {"unroll", {4}, 1, 16, "reduction steps unrolled per thread"},
             {"splits", {0}, 0, 1024, "blocks sharing one output's reduction; 0: one full wave of blocks"},
-            tiled::accum_param()};
+            gemv::accum_param()};
   }
   const char* source() const override { return embedded::gemv_columns_source; }
   std::string entry() const override { return "gemv_columns"; }
@@ -35,7 +35,7 @@ class GemvColumns final : public KernelFamily {
     gemv::require_threads(out, b[0] * b[1]);
     int vpt = v.at("vpt")[0];
     if (vpt > 4 && vpt % 4 != 0) out.push_back("vpt = " + std::to_string(vpt) + " above 4 must be a multiple of 4");
-    long long smem = 4LL * (v.at("accum")[0] + 1) * b[0] * b[1] * vpt;
+    long long smem = (v.at("accum")[0] ? 8LL : 4LL) * b[0] * b[1] * vpt;
     if (smem > kStaticSharedLimit)
       out.push_back("the partial sums need " + std::to_string(smem / 1024) + " KB of static shared memory, over 48 KB");
     return out;

@@ -64,10 +64,21 @@ extern "C" __global__ void __launch_bounds__(TX * TY) gemv_columns(GemmArgs g) {
       float x[UNROLL], a[UNROLL][VPT];
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) load_step(g, p + u * TY, out, x[u], a[u]);
+      if constexpr (ACCUM == 2) {
+        // fp64tile: each output's UNROLL products summed in FP32, that sum added in FP64 (dot4).
 #pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
+        for (int v = 0; v < VPT; ++v) {
+          float run = a[0][v] * x[0];
 #pragma unroll
-        for (int v = 0; v < VPT; ++v) acc[v] = gl::mac(a[u][v], x[u], acc[v]);
+          for (int u = 1; u < UNROLL; ++u) run = fmaf(a[u][v], x[u], run);
+          acc[v] += Accumulator(run);
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int v = 0; v < VPT; ++v) acc[v] = gl::mac(a[u][v], x[u], acc[v]);
+      }
     }
   // The rest of the slice, and an edge thread's every step, one step at a time.
   for (; p < p_last; p += TY) {

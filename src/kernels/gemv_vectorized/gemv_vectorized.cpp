@@ -19,7 +19,7 @@ class GemvVectorized final : public KernelFamily {
     return {{"warps", {4}, 1, 32, "warps per block"},
             {"rows", {1}, 1, 32, "rows per warp (power of two), each on 32/rows lanes"},
             {"unroll", {4}, 1, 16, "16-byte loads in flight per lane"},
-            tiled::accum_param()};
+            gemv::accum_param()};
   }
   const char* source() const override { return embedded::gemv_vectorized_source; }
   std::string entry() const override { return "gemv_vectorized"; }
