@@ -932,7 +932,9 @@ std::string with_math(const std::string& family, const std::string& params, Math
   auto& f = *find_family(family);
   auto v = parse_params(f, params);
   if (math != MathMode::tensor_fp32 || !v.count("accum")) return params;
-  v["accum"] = {f.op() == Op::gemv && k >= kTileSumsMinK ? 2 : 1};
+  v["accum"] = {2};
+  // fp64tile where a GEMV's K allows it and the configuration takes it (gemv-block's 1024 threads do not).
+  if (f.op() != Op::gemv || k < kTileSumsMinK || !accepts(f, format_params(f, v))) v["accum"] = {1};
   return f.fp64_accumulators(v) ? format_params(f, v) : params;
 }
 

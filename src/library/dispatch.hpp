@@ -124,7 +124,7 @@ constexpr long long kTileSumsMinK = 32;
 
 // A configuration in a math mode's arithmetic: tensor_fp32 gives the CUDA-core families that have
 // it FP64 accumulators (accum=fp64; a GEMV of reduction length k >= kTileSumsMinK fp64tile, FP32
-// runs of four products added in FP64), so the GEMV routes and the no-workspace fallback meet the
+// runs of four products added in FP64, where its configuration takes it), so the GEMV routes and the no-workspace fallback meet the
 // mode's contract as the dispatcher's choices do; other modes and families unchanged.
 std::string with_math(const std::string& family, const std::string& params, MathMode math, long long k = 0);
 // Whether that form meets the family's constraints: FP64 sums may not fit where FP32 ones did

@@ -589,11 +589,9 @@ class Library {
     };
     // Entries measured in the mode's arithmetic: FP64 sums for tensor_fp32 (a GEMV with FP64 sums
     // wants more loads in flight than its FP32 best: 1024 threads, one load each, ran 0.78x of it
-    // on 8192 x 32768, perf-log 56), FP32 sums for the others. A GEMV whose tensor_fp32 sums are
-    // fp64tile (K from kTileSumsMinK) costs what FP32 sums cost: the FP32 entries, converted.
-    const bool fp32_cost = math == MathMode::tensor_fp32 && p.op == Op::gemv && p.k >= kTileSumsMinK;
+    // on 8192 x 32768, perf-log 56; with fp64tile's sums too: the FP32 entries so converted ran up to
+    // 10 % slower than these, perf-log 110), FP32 sums for the others.
     auto measured_in_mode = [&](const TuningEntry& e) {
-      if (fp32_cost) return !sums_in_fp64(e) && convertible(e);
       return usable(e) && sums_in_fp64(e) == (math == MathMode::tensor_fp32);
     };
     auto lookup = [&](const TuningDb& db) {
