@@ -615,6 +615,12 @@ TEST(Dispatch, ConfigurationsInTheModesArithmetic) {
     EXPECT_EQ(parse_params(f, default_params(gemv, MathMode::tensor_fp32, kTileSumsMinK)).at("accum")[0], 2);
     EXPECT_EQ(parse_params(f, with_math(gemv, "unroll=2", MathMode::tensor_fp32, kTileSumsMinK - 1)).at("accum")[0], 1);
     EXPECT_EQ(with_math(gemv, "unroll=2", MathMode::strict_fp32, 4096), "unroll=2");
+    // ... and up to kTileSumsMaxRows outputs (measured slower from there).
+    auto accum = [&](long long rows) {
+      return parse_params(f, with_math(gemv, "unroll=2", MathMode::tensor_fp32, 4096, rows)).at("accum")[0];
+    };
+    EXPECT_EQ(accum(kTileSumsMaxRows - 1), 2);
+    EXPECT_EQ(accum(kTileSumsMaxRows), 1);
   }
   auto& w = *find_family("warptiled");
   const auto fallback = default_params("warptiled", MathMode::tensor_fp32);

@@ -928,13 +928,15 @@ std::string unsplit_gemv(const std::string& family, const std::string& params) {
   return format_params(f, v);
 }
 
-std::string with_math(const std::string& family, const std::string& params, MathMode math, long long k) {
+std::string with_math(const std::string& family, const std::string& params, MathMode math, long long k,
+                      long long rows) {
   auto& f = *find_family(family);
   auto v = parse_params(f, params);
   if (math != MathMode::tensor_fp32 || !v.count("accum")) return params;
   v["accum"] = {2};
   // fp64tile where a GEMV's K allows it and the configuration takes it (gemv-block's 1024 threads do not).
-  if (f.op() != Op::gemv || k < kTileSumsMinK || !accepts(f, format_params(f, v))) v["accum"] = {1};
+  if (f.op() != Op::gemv || k < kTileSumsMinK || rows >= kTileSumsMaxRows || !accepts(f, format_params(f, v)))
+    v["accum"] = {1};
   return f.fp64_accumulators(v) ? format_params(f, v) : params;
 }
 

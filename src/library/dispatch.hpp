@@ -121,12 +121,19 @@ std::string unsplit_gemv(const std::string& family, const std::string& params);
 // tensor_fp32's sums of FP32 runs (accum=fp64tile) from this K on: below it a run holds too much of
 // K and the error is FP32's (the accuracy study, perf-log 40).
 constexpr long long kTileSumsMinK = 32;
+// A GEMV's fp64tile sums up to this many outputs: measured beside FP64 sums in the same
+// configurations (H200, the corpus's vector products), 2-14 % faster on eleven GEMVs of 768 to 11008
+// outputs, 2-8 % slower on the four of 12288 to 32768 (tf4096 and tf8192 qkv and up, gemv-block);
+// why is not known (perf-log 110).
+constexpr long long kTileSumsMaxRows = 12288;
 
 // A configuration in a math mode's arithmetic: tensor_fp32 gives the CUDA-core families that have
-// it FP64 accumulators (accum=fp64; a GEMV of reduction length k >= kTileSumsMinK fp64tile, FP32
-// runs of four products added in FP64, where its configuration takes it), so the GEMV routes and the no-workspace fallback meet the
+// it FP64 accumulators (accum=fp64; a GEMV of reduction length k >= kTileSumsMinK and fewer than
+// kTileSumsMaxRows outputs fp64tile, FP32 runs of four products added in FP64, where its
+// configuration takes it), so the GEMV routes and the no-workspace fallback meet the
 // mode's contract as the dispatcher's choices do; other modes and families unchanged.
-std::string with_math(const std::string& family, const std::string& params, MathMode math, long long k = 0);
+std::string with_math(const std::string& family, const std::string& params, MathMode math, long long k = 0,
+                      long long rows = 0);
 // Whether that form meets the family's constraints: FP64 sums may not fit where FP32 ones did
 // (gemv-columns' partial sums in shared memory), and such a configuration is not run in that mode.
 bool fits_math(const std::string& family, const std::string& params, MathMode math, long long k = 0);

@@ -600,7 +600,7 @@ class Library {
     };
     auto made = [&](const std::string& family, const std::string& given, const std::string& source) {
       auto& f = *find_family(family);
-      const std::string params = with_math(family, given, math, p.k);
+      const std::string params = with_math(family, given, math, p.k, p.m);
       Choice ch{family, params, source, why};
       ch.workspace_bytes = launcher(f, params).workspace_bytes(p);
       return ch;
