@@ -121,10 +121,10 @@ std::string unsplit_gemv(const std::string& family, const std::string& params);
 // tensor_fp32's sums of FP32 runs (accum=fp64tile) from this K on: below it a run holds too much of
 // K and the error is FP32's (the accuracy study, perf-log 40).
 constexpr long long kTileSumsMinK = 32;
-// A GEMV's fp64tile sums up to this many outputs: measured beside FP64 sums in the same
-// configurations (H200, the corpus's vector products), 2-14 % faster on eleven GEMVs of 768 to 11008
-// outputs, 2-8 % slower on the four of 12288 to 32768 (tf4096 and tf8192 qkv and up, gemv-block);
-// why is not known (perf-log 110).
+// A GEMV's fp64tile sums below this many outputs: against FP64 sums in the same configurations
+// (H200, the corpus's vector products, runs 19e5683 and ced6969) up to 15 % faster below it (most
+// 0-8 %, the worst 2.6 % slower), 3-8 % slower on the four gemv-block GEMVs of 12288 to 32768
+// outputs (tf4096 and tf8192 qkv and up); why is not known (perf-log 110).
 constexpr long long kTileSumsMaxRows = 12288;
 
 // A configuration in a math mode's arithmetic: tensor_fp32 gives the CUDA-core families that have
