@@ -2,8 +2,10 @@
 // bit budget, residues, the CRT reconstruction, the moduli choice against its error model, and
 // the family's constraints.
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -70,6 +72,76 @@ TEST(Ozaki, ScaledIntegersAreExactAndResiduesSymmetric) {
   // Zeros and subnormals: a subnormal scaled up is an ordinary integer; zero stays zero.
   EXPECT_EQ(ozaki::scaled_integer(0.0f, 40), 0);
   EXPECT_EQ(ozaki::scaled_integer(std::ldexp(3.0f, -148), 160), 3ll << 12);
+}
+
+// The residue pass's FP32 path gives the integer path's planes byte for byte, for every modulus, on
+// scaled values from 0 to the largest below 2^31 (q = kMaxInt32Bits), ties, subnormals and both signs.
+TEST(Ozaki, Fp32ResiduesAreTheIntegerResidues) {
+  std::mt19937 rng(11);
+  std::vector<float> xs = {0.0f, -0.0f, 0.5f, 1.5f, 2.5f, -2.5f, 32767.5f, 32768.0f, 65535.5f, 98304.0f,
+                           std::ldexp(1.0f, -149), -std::ldexp(3.0f, -130), std::ldexp(1.0f, 30),
+                           std::nextafter(std::ldexp(1.0f, 31), 0.0f), -std::nextafter(std::ldexp(1.0f, 31), 0.0f)};
+  for (int t = 0; t < 200000; ++t) {
+    // Magnitudes across 2^-3 .. 2^31 (a row's small elements scale to fractions), half of them
+    // on a multiple of 1/2 (ties for the rounding).
+    float x = std::ldexp(float(rng() >> 8) / float(1 << 24), int(rng() % 35) - 3);
+    if (t % 2) x = std::ldexp(std::round(std::ldexp(x, 1)), -1);
+    xs.push_back(rng() % 2 ? -x : x);
+  }
+  for (float x : xs) {
+    ASSERT_LT(std::fabs(x), 0x1p31f);
+    const long long v = std::llrint(x);  // ties to even, as __double2ll_rn
+    const auto s = ozaki::split16(x);
+    ASSERT_LE(std::fabs(s.hi), 32768.0f) << x;
+    ASSERT_LE(std::fabs(s.lo_magic - ozaki::kRoundMagic), 32768.0f) << x;
+    for (int l = 0; l < ozaki::kMaxModuli; ++l) {
+      const int m = ozaki::modulus(l);
+      ASSERT_EQ(ozaki::residue_byte(s, l) & 0xffu, unsigned(ozaki::symmetric_residue(int(v), m)) & 0xffu)
+          << x << " m=" << m;
+    }
+  }
+  // The exactness bound: |2^16 mod m| · 2^15 + 2^15 < 2^22 for every modulus.
+  for (int l = 0; l < ozaki::kMaxModuli; ++l)
+    EXPECT_LT((std::abs(ozaki::symmetric_residue(1 << 16, ozaki::modulus(l))) + 1) << 15, 1 << 22) << l;
+  EXPECT_EQ(ozaki::pack_bytes(0x101u, 0xfe02u, 0x3u, 0xffffff84u), 0x84030201u);  // low bytes only
+}
+
+// The scan's chunked sums: the float64 sums of every element within FP32's rounding of a chunk,
+// the exponent from them bounding every |x| (the residue pass's int32 range depends on it), and
+// chunks with huge or tiny elements, zeros, Inf and NaN as the float64 sums have them.
+TEST(Ozaki, ScanChunksSumLikeFloat64AndBoundEveryElement) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int t = 0; t < 20000; ++t) {
+    const int base = int(rng() % 220) - 140;  // rows from 2^-140 to 2^120: both fallbacks
+    std::vector<float> row(8 * (1 + rng() % 8));
+    for (auto& x : row) x = rng() % 7 == 0 ? 0.0f : std::ldexp(u(rng), base + int(rng() % 40));
+    if (t % 3 == 0) row[rng() % row.size()] = std::ldexp(1.0f, base + 20);  // a power of two: the bound's edge
+    ozaki::RowSums s;
+    double squares = 0, logs = 0;
+    int nonzero = 0;
+    for (size_t c = 0; c < row.size(); c += 8) {
+      float v[8];
+      std::copy(row.begin() + c, row.begin() + c + 8, v);
+      ozaki::add_chunk(s, v);
+    }
+    for (float x : row)
+      if (x > 0) squares += double(x) * x, logs += std::log2(double(x)), ++nonzero;
+    ASSERT_TRUE(s.finite);
+    ASSERT_EQ(s.nonzero, nonzero);
+    if (nonzero == 0) continue;
+    ASSERT_NEAR(s.squares, squares, squares * 1e-6) << base;
+    ASSERT_NEAR(s.logs, logs, 1e-3 * nonzero);
+    int e = 0;
+    std::frexp(std::sqrt(s.squares), &e);
+    for (float x : row) ASSERT_LT(x, std::ldexp(1.0, e)) << base;
+  }
+  for (float bad : {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    ozaki::RowSums s;
+    float v[8] = {1.0f, bad, 2.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    ozaki::add_chunk(s, v);
+    EXPECT_FALSE(s.finite);
+  }
 }
 
 // A random exact product rebuilt from its residues: the INT32 products per modulus (anywhere in

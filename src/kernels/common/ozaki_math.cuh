@@ -31,6 +31,23 @@ OZAKI_HD inline float float_of_bits(unsigned u) {
   return f;
 #endif
 }
+OZAKI_HD inline unsigned bits_of_float(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  unsigned u;
+  __builtin_memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+// One rounding of a · b + c on both sides (the residue path's exactness arguments count roundings).
+OZAKI_HD inline float fma32(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
 
 // Pairwise coprime moduli, largest first, all at most 256 so that a symmetric residue is an int8:
 // 256 = 2^8, 255 = 3·5·17, 253 = 11·23, 247 = 13·19, the rest primes.
@@ -74,6 +91,36 @@ struct Spread {
 // One row's, from its nonzero elements' count, sum of squares and sum of log2|x|.
 OZAKI_HD inline float row_spread(double squares, double log2s, int nonzero, long long k) {
   return float(sqrt(squares / nonzero) / exp2(log2s / nonzero) * sqrt(double(k) / nonzero));
+}
+
+// The scan's sums over one row: its nonzero elements' squares and log2|x|, their count, and whether
+// every element is finite.
+struct RowSums {
+  double squares = 0, logs = 0;
+  int nonzero = 0;
+  bool finite = true;
+};
+// A chunk of a row's |x| added to its sums: the chunk's squares and logs summed in FP32, then added
+// in float64 (two conversions a chunk instead of two an element: the conversion pipe has an eighth
+// of the FP32 rate, and the scan ran ALU-bound on it, perf-log 111). FP32 rounding is monotone, so
+// the sum still holds every x² at or above its power of two and the exponent from it still bounds
+// every |x|; its relative error (N · 2^-24) is far inside the rounded norms' √2 margin (bits()). A
+// chunk whose FP32 sum is outside [2^-100, 2^100] (some |x| from 2^50, where squares overflow from
+// 2^64, or all below 2^-50, where they lose bits or vanish) is summed in float64 instead.
+template <int N>
+OZAKI_HD inline void add_chunk(RowSums& s, const float (&v)[N]) {
+  float squares = 0, logs = 0;
+  for (int u = 0; u < N; ++u) {
+    s.finite = s.finite && v[u] <= 0x1.fffffep127f;  // |x|: false for Inf and NaN
+    if (v[u] > 0) logs += log2f(v[u]), squares = fma32(v[u], v[u], squares), ++s.nonzero;
+  }
+  s.logs += logs;
+  if (squares >= 0x1p-100f && squares <= 0x1p100f) {
+    s.squares += squares;
+    return;
+  }
+  for (int u = 0; u < N; ++u)
+    if (v[u] > 0) s.squares += double(v[u]) * v[u];
 }
 
 // The model of the largest error, relative to (|A||B|)_ij, over a product's elements: A_int's
@@ -149,6 +196,44 @@ OZAKI_HD inline int symmetric_residue(Int v, int m) {
   if (r >= (m + 1) / 2) r -= m;
   if (r < -(m / 2)) r += m;
   return r;
+}
+
+// The residues in FP32, for the residue pass: the integer path above takes about ten INT32
+// operations per element and modulus, and the INT32 pipe has half the FP32 rate (the pass ran
+// ALU-bound at a third of the H200's memory rate, perf-log 111). For X = x · 2^shift exact in FP32
+// and |X| < 2^31 (q <= kMaxInt32Bits): v = rint(X) is split as hi · 2^16 + lo, |hi|, |lo| <= 2^15;
+// per modulus t = hi · (2^16 mod m) + lo is exact (|t| < 2^22: the table's |2^16 mod m| <= 85), and
+// r = t - m · rint(t / m) with the quotient from one fma with 1/m rounded: its error, |t| / m ·
+// 2^-24, stays under the 1/(2m) by which t / m misses a half-integer for odd m, so r is the
+// symmetric residue itself (m = 256 is v's low byte). Integers are carried as y + kRoundMagic (1.5 ·
+// 2^23, for |y| < 2^22): that addition rounds y to an integer (ties to even, as the integer path),
+// and the float's low mantissa byte is then y's two's-complement low byte: the plane's int8.
+constexpr float kRoundMagic = 12582912.0f;
+struct Split16 {
+  float hi;        // an integer, |hi| <= 2^15
+  float lo_magic;  // lo + kRoundMagic, |lo| <= 2^15
+};
+OZAKI_HD inline Split16 split16(float x) {
+  const float hi = fma32(x, 0x1p-16f, kRoundMagic) - kRoundMagic;
+  // x - hi · 2^16 is exact (a multiple of x's unit, no larger than |x|); the addition rounds it.
+  return {hi, fma32(-hi, 65536.0f, x) + kRoundMagic};
+}
+// The symmetric residue of v modulo modulus(l) in the low byte (l a compile-time constant in the kernel).
+OZAKI_HD inline unsigned residue_byte(Split16 s, int l) {
+  const int m = modulus(l);
+  if (m == 256) return bits_of_float(s.lo_magic);
+  const float t_magic = fma32(s.hi, float(symmetric_residue(1 << 16, m)), s.lo_magic);
+  const float t = t_magic - kRoundMagic;
+  const float q = fma32(t, 1.0f / float(m), kRoundMagic) - kRoundMagic;
+  return bits_of_float(fma32(-q, float(m), t_magic));  // r + kRoundMagic, exact
+}
+// Four low bytes as one word, the first lowest.
+OZAKI_HD inline unsigned pack_bytes(unsigned b0, unsigned b1, unsigned b2, unsigned b3) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+#else
+  return (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | (b3 & 0xffu) << 24;
+#endif
 }
 
 // y_l = (M / m_l)^-1 mod m_l for the first n moduli (extended Euclid).

@@ -95,9 +95,7 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_consta
   const int row = k_contig ? threadIdx.x / kLanes : threadIdx.x % ozaki::kScanRows;
   const int lane = k_contig ? threadIdx.x % kLanes : threadIdx.x / ozaki::kScanRows;
   const long long gr = (long long)blockIdx.x * ozaki::kScanRows + row;
-  double logs = 0, squares = 0;  // over the nonzero elements: log2|x| and x²
-  int nonzero = 0;
-  bool finite = true;
+  ozaki::RowSums sums;
   if (gr < x.rows)
     for (long long c0 = lane; c0 < p.k; c0 += kLanes * kUnroll) {
       float v[kUnroll];
@@ -106,32 +104,30 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_consta
         const long long c = c0 + kLanes * u;
         v[u] = c < p.k ? fabsf(x.x[gr * x.sr + c * x.sk]) : 0.0f;
       }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        finite = finite && isfinite(v[u]);
-        if (v[u] > 0) logs += log2f(v[u]), squares += double(v[u]) * v[u], ++nonzero;
-      }
+      ozaki::add_chunk(sums, v);
     }
-  part_squares[row][lane] = squares, part_logs[row][lane] = logs;
-  part_nonzero[row][lane] = nonzero, part_finite[row][lane] = finite;
+  part_squares[row][lane] = sums.squares, part_logs[row][lane] = sums.logs;
+  part_nonzero[row][lane] = sums.nonzero, part_finite[row][lane] = sums.finite;
   __syncthreads();
   if (threadIdx.x < ozaki::kScanRows) {
     const int r = threadIdx.x;
     const long long g = (long long)blockIdx.x * ozaki::kScanRows + r;
-    squares = logs = 0, nonzero = 0, finite = true;
+    ozaki::RowSums row_sums;
     for (int l = 0; l < kLanes; ++l) {
-      squares += part_squares[r][l];
-      logs += part_logs[r][l];
-      nonzero += part_nonzero[r][l];
-      finite = finite && part_finite[r][l];
+      row_sums.squares += part_squares[r][l];
+      row_sums.logs += part_logs[r][l];
+      row_sums.nonzero += part_nonzero[r][l];
+      row_sums.finite = row_sums.finite && part_finite[r][l];
     }
     if (g < x.rows) {
+      const double squares = row_sums.squares;
       int e = 0;
-      if (!finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
+      if (!row_sums.finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
         e = ozaki::kNonFinite;
       } else if (squares > 0) {
         frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
-        atomic_max_positive(&p.info->spread[blockIdx.z], ozaki::row_spread(squares, logs, nonzero, p.k));
+        atomic_max_positive(&p.info->spread[blockIdx.z],
+                            ozaki::row_spread(squares, row_sums.logs, row_sums.nonzero, p.k));
       }
       x.exponent[g] = e;
     }
@@ -150,6 +146,24 @@ __device__ inline void write_residues(const long long (&v)[16], int n, signed ch
 #pragma unroll
     for (int i = 0; i < 16; ++i)
       word[i / 4] |= unsigned(ozaki::symmetric_residue(Int(v[i]), ozaki::modulus(l)) & 0xff) << (8 * (i % 4));
+    *reinterpret_cast<uint4*>(out + l * plane) = make_uint4(word[0], word[1], word[2], word[3]);
+  }
+}
+
+// The same from sixteen scaled values exact in FP32 (ozaki::split16: q <= kMaxInt32Bits), on the
+// FP32 pipe.
+__device__ inline void write_residues_fp32(const float (&x)[16], int n, signed char* out, long long plane) {
+  ozaki::Split16 s[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) s[i] = ozaki::split16(x[i]);
+#pragma unroll
+  for (int l = 0; l < ozaki::kMaxModuli; ++l) {
+    if (l >= n) return;
+    unsigned word[4];
+#pragma unroll
+    for (int w = 0; w < 4; ++w)
+      word[w] = ozaki::pack_bytes(ozaki::residue_byte(s[4 * w], l), ozaki::residue_byte(s[4 * w + 1], l),
+                                  ozaki::residue_byte(s[4 * w + 2], l), ozaki::residue_byte(s[4 * w + 3], l));
     *reinterpret_cast<uint4*>(out + l * plane) = make_uint4(word[0], word[1], word[2], word[3]);
   }
 }
@@ -173,12 +187,22 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const __grid_co
   if (gr >= x.rows) return;
   const ozaki::Bits bits = ozaki::bits(n);
   const int q = blockIdx.z ? bits.b : bits.a, e = x.exponent[gr];
-  // Element v = x · 2^(q - e), rounded: |v| < 2^q.
+  signed char* out = x.planes + gr * p.kp + c0 + c;
+  // Element v = x · 2^(q - e), rounded: |v| < 2^q. In FP32 where 2^(q - e) is a normal float (x ·
+  // 2^(q - e) is then exact, or below 2^-126 where it rounds to 0 either way).
+  const int shift = q - e;
+  if (e != ozaki::kNonFinite && q <= ozaki::kMaxInt32Bits && shift >= -126 && shift <= 127) {
+    const float scale = __int_as_float((127 + shift) << 23);
+    float scaled[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i) scaled[i] = tile[c / 32][row][c % 32 + i] * scale;
+    write_residues_fp32(scaled, n, out, x.rows * p.kp);
+    return;
+  }
   long long v[16];
 #pragma unroll
   for (int i = 0; i < 16; ++i)
-    v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(tile[c / 32][row][c % 32 + i], q - e);
-  signed char* out = x.planes + gr * p.kp + c0 + c;
+    v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(tile[c / 32][row][c % 32 + i], shift);
   if (q <= ozaki::kMaxInt32Bits)
     write_residues<int>(v, n, out, x.rows * p.kp);
   else
