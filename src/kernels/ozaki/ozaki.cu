@@ -61,6 +61,22 @@ __device__ inline void load_tile(float (&tile)[32][33], const ozaki::PassOperand
   }
 }
 
+// Whether an operand's rows start on 16 bytes along a contiguous K (16-byte loads; a run-time test,
+// one branch for the whole grid, so that an operand's alignment never changes the binary).
+__device__ inline bool rows_of_float4(const ozaki::PassOperand& x) {
+  return x.sk == 1 && ((reinterpret_cast<unsigned long long>(x.x) | (unsigned long long)(x.sr * 4)) & 15) == 0;
+}
+// Four elements of a K-contiguous row from column c (zero past K), 16 bytes at once where whole.
+__device__ inline void load_run4(float* v, const float* row, long long c, long long k) {
+  if (c + 4 <= k) {
+    const float4 f = __ldg(reinterpret_cast<const float4*>(row + c));
+    v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+  } else {
+#pragma unroll
+    for (int t = 0; t < 4; ++t) v[t] = c + t < k ? __ldg(row + c + t) : 0.0f;
+  }
+}
+
 // Positive floats order like their bits.
 __device__ inline void atomic_max_positive(unsigned* where, float v) { atomicMax(where, __float_as_uint(v)); }
 
@@ -96,7 +112,20 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_consta
   const int lane = k_contig ? threadIdx.x % kLanes : threadIdx.x / ozaki::kScanRows;
   const long long gr = (long long)blockIdx.x * ozaki::kScanRows + row;
   ozaki::RowSums sums;
-  if (gr < x.rows)
+  // Rows on 16 bytes: each lane four 16-byte loads a step, 2 KB of the row in flight per warp (four
+  // times the 4-byte loads': those held the pass at a third of the memory rate, perf-log 111).
+  if (gr < x.rows && rows_of_float4(x)) {
+    const float* r = x.x + gr * x.sr;
+    for (long long c0 = 4 * lane; c0 < p.k; c0 += 4 * kLanes * 4) {
+      float v[2][kUnroll];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) load_run4(&v[u / 2][u % 2 * 4], r, c0 + 4 * kLanes * u, p.k);
+#pragma unroll
+      for (int u = 0; u < 2 * kUnroll; ++u) v[u / kUnroll][u % kUnroll] = fabsf(v[u / kUnroll][u % kUnroll]);
+      ozaki::add_chunk(sums, v[0]);
+      ozaki::add_chunk(sums, v[1]);
+    }
+  } else if (gr < x.rows)
     for (long long c0 = lane; c0 < p.k; c0 += kLanes * kUnroll) {
       float v[kUnroll];
 #pragma unroll
@@ -179,12 +208,23 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const __grid_co
   const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * ozaki::kResidueColumns;
   if (r0 >= x.rows) return;
   const int n = p.info->moduli;
-#pragma unroll
-  for (int t = 0; t < kTiles; ++t) load_tile(tile[t], x, p.k, r0, c0 + 32 * t);
-  __syncthreads();
   const int row = threadIdx.x / 8, c = threadIdx.x % 8 * 16;
   const long long gr = r0 + row;
-  if (gr >= x.rows) return;
+  // A thread's 16 elements: read straight from rows on 16 bytes along K (four 16-byte loads in
+  // flight, no barrier), else through the block's transposing tiles.
+  float elements[16];
+  if (rows_of_float4(x)) {
+    if (gr >= x.rows) return;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) load_run4(&elements[4 * u], x.x + gr * x.sr, c0 + c + 4 * u, p.k);
+  } else {
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t) load_tile(tile[t], x, p.k, r0, c0 + 32 * t);
+    __syncthreads();
+    if (gr >= x.rows) return;
+#pragma unroll
+    for (int i = 0; i < 16; ++i) elements[i] = tile[c / 32][row][c % 32 + i];
+  }
   const ozaki::Bits bits = ozaki::bits(n);
   const int q = blockIdx.z ? bits.b : bits.a, e = x.exponent[gr];
   signed char* out = x.planes + gr * p.kp + c0 + c;
@@ -195,14 +235,14 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const __grid_co
     const float scale = __int_as_float((127 + shift) << 23);
     float scaled[16];
 #pragma unroll
-    for (int i = 0; i < 16; ++i) scaled[i] = tile[c / 32][row][c % 32 + i] * scale;
+    for (int i = 0; i < 16; ++i) scaled[i] = elements[i] * scale;
     write_residues_fp32(scaled, n, out, x.rows * p.kp);
     return;
   }
   long long v[16];
 #pragma unroll
   for (int i = 0; i < 16; ++i)
-    v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(tile[c / 32][row][c % 32 + i], shift);
+    v[i] = e == ozaki::kNonFinite ? 0 : ozaki::scaled_integer(elements[i], shift);
   if (q <= ozaki::kMaxInt32Bits)
     write_residues<int>(v, n, out, x.rows * p.kp);
   else
