@@ -98,8 +98,9 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
 }
 
 // kScanRows rows per block over all of K, read along whichever dimension is contiguous: a warp per
-// row when K is (128 bytes per load), else 32 columns of the 8 rows per 256 threads (8 · 4-byte
-// pieces: every 32-byte sector used). Eight loads in flight per thread; many small blocks (latency).
+// row when K is (16-byte loads where the rows start on 16 bytes, else 128 bytes per load), else 32
+// columns of the 8 rows per 256 threads (8 · 4-byte pieces: every 32-byte sector used). Many small
+// blocks (latency).
 extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
   follow_previous_grid();
   constexpr int kLanes = 32, kUnroll = 8;  // threads per row, loads in flight per thread
