@@ -112,8 +112,8 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"dmma", "tile=32x64x32,warp=16x16,persistent=yes"},
                                 {"dmma", "tile=64x64x16,warp=32x32,persistent=yes,splitk=5"},
                                 // Few rows: K slices of odd lengths, row groups past M, Cᵀ for few columns.
-                                {"skinny", "splitk=3"}, {"skinny", "rows=4,span=3,unroll=3,accum=fp64tile,splitk=5"},
-                                {"skinny", "transpose=yes,rows=16,span=1,unroll=1,accum=fp64,splitk=2"},
+                                {"skinny", "splitk=3"}, {"skinny", "rows=4,lanes=8,unroll=3,accum=fp64tile,splitk=5"},
+                                {"skinny", "transpose=yes,rows=12,lanes=32,unroll=1,accum=fp64,splitk=2"},
                                 {"skinny", "threads=96,unroll=8,accum=fp64tile"}})
     c.emplace_back(find_family(family), parse_params(*find_family(family), params));
   return c;

@@ -23,8 +23,9 @@ class Skinny final : public KernelFamily {
   std::vector<ParamSpec> params() const override {
     return {{"rows", {8}, 1, 16, "rows of C a block computes (M up to rows reads op(B) once)"},
             {"threads", {128}, 32, 1024, "threads per block"},
-            {"unroll", {4}, 1, 16, "16-byte loads of op(B) in flight per thread (per column with span)"},
-            {"span", {2}, 1, 8, "K-contiguous op(B): columns of C a warp owns, its lanes sharing each one's K"},
+            {"unroll", {4}, 1, 16, "16-byte loads of op(B) in flight per thread"},
+            {"lanes", {4}, 1, 32,
+             "K-contiguous op(B): lanes sharing one column's K, 16 bytes each (a warp owns 32 / lanes columns)"},
             tiled::accum_param(true),
             {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed in split order"},
             {"transpose", {0}, 0, 1,
@@ -36,23 +37,24 @@ class Skinny final : public KernelFamily {
   std::vector<std::string> violations(const ParamValues& v) const override {
     std::vector<std::string> out;
     const int threads = v.at("threads")[0], rows = v.at("rows")[0], unroll = v.at("unroll")[0];
-    const int span = v.at("span")[0], words = v.at("accum")[0] == 0 ? 1 : 2;
+    const int lanes = v.at("lanes")[0], words = v.at("accum")[0] == 0 ? 1 : 2;
     if (threads % 32) out.push_back(s(threads) + " threads per block is not a whole number of warps");
-    // The accumulators, op(B)'s loads in flight, one row of op(A)'s and addressing, in the layout that
-    // needs more: N-contiguous (4 columns a thread) or K-contiguous (span columns).
-    const int n_contig = 4 * rows * words + 4 * unroll + unroll + 24;
-    const int k_contig = span * rows * words + 4 * span * unroll + 4 * unroll + 2 * (span + rows) + 24;
-    if (int need = std::max(n_contig, k_contig); need > kMaxRegisters)
-      out.push_back("rows " + s(rows) + ", span " + s(span) + " and unroll " + s(unroll) + " need ~" + s(need) +
-                    " registers per thread, over " + s(kMaxRegisters));
+    if (lanes & (lanes - 1)) out.push_back("lanes = " + s(lanes) + " must be a power of two (a warp's columns)");
+    // The N-contiguous layout's sums (4 columns x rows, with fp64tile an FP32 run beside each), a
+    // run's 16 rows of op(B) (ptxas hoists their loads), a step of op(A) for every row and
+    // addressing: within 15 % of ptxas's count at 8 and 16 rows (16 rows with fp64tile: 254 and spills).
+    const int runs = v.at("accum")[0] == 2 ? 1 : 0;
+    if (int need = 4 * rows * (words + runs) + 64 + rows + 24; need > kMaxRegisters)
+      out.push_back("rows " + s(rows) + " need ~" + s(need) + " registers per thread with these accumulators, over " +
+                    s(kMaxRegisters));
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
     return {tiled::define("ROWS", v.at("rows")[0]), tiled::define("THREADS", v.at("threads")[0]),
-            tiled::define("UNROLL", v.at("unroll")[0]), tiled::define("SPAN", v.at("span")[0]),
+            tiled::define("UNROLL", v.at("unroll")[0]), tiled::define("LANES", v.at("lanes")[0]),
             tiled::define("ACCUM", v.at("accum")[0])};
   }
-  // y: blocks of `rows` rows; x: blocks of columns, 4 a thread (op(B) N-contiguous) or span a warp.
+  // y: blocks of `rows` rows; x: blocks of columns, 4 a thread (op(B) N-contiguous) or 32 / lanes a warp.
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return {dim3(unsigned(ceil_div(p.n, columns(v, p))), unsigned(ceil_div(p.m, v.at("rows")[0]))),
             dim3(unsigned(v.at("threads")[0])), 0};
@@ -69,8 +71,8 @@ class Skinny final : public KernelFamily {
   }
   // op(B) read once per block row, op(A) once per block column (from L1 and L2 after the first);
   // per warp: N-contiguous, one 16-byte load of op(B) a k step and one of op(A) per row and 4 steps
-  // (where K-contiguous and aligned, else one a step); K-contiguous, one 16-byte load per column and
-  // one per row of op(A) every 128 k. C (or each split's partial sums) stored a float at a time.
+  // (where K-contiguous and aligned, else one a step); K-contiguous, one 16-byte load of op(B) and
+  // one per row of op(A) every 4·lanes k. C (or each split's partial sums) stored a float at a time.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
     const auto g = geometry(v, p);
     const int rows = v.at("rows")[0], splits = v.at("splitk")[0], warps = v.at("threads")[0] / 32;
@@ -82,7 +84,7 @@ class Skinny final : public KernelFamily {
       const double a_per_step = var.a_k_contig && var.a_vec ? 0.25 : 1.0;
       m.global_load_inst = warp_blocks * k * (1 + rows * a_per_step);
     } else {
-      m.global_load_inst = warp_blocks * std::ceil(k / 128) * (v.at("span")[0] + rows);
+      m.global_load_inst = warp_blocks * std::ceil(k / (4.0 * v.at("lanes")[0])) * (1 + rows);
     }
     m.shared_load_inst = m.shared_store_inst = m.shared_load_bytes = 0;
     const double outputs = double(p.m) * double(p.n) * splits * (splits > 1 && v.at("accum")[0] ? 2 : 1);
@@ -95,13 +97,13 @@ class Skinny final : public KernelFamily {
     return m;
   }
   std::vector<std::string> search_space() const override {
-    return product_space(*this, {{"rows", {"8", "16"}}, {"unroll", {"2", "4"}}, {"accum", {"fp32", "fp64tile"}}});
+    return product_space(*this, {{"rows", {"8", "16"}}, {"lanes", {"2", "4", "8"}}, {"accum", {"fp32", "fp64tile"}}});
   }
 
  private:
   static long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
   static long long columns(const ParamValues& v, const Problem& p) {
-    return p.trans_b == Trans::no ? 4ll * v.at("threads")[0] : (v.at("threads")[0] / 32) * v.at("span")[0];
+    return p.trans_b == Trans::no ? 4ll * v.at("threads")[0] : (v.at("threads")[0] / 32) * (32 / v.at("lanes")[0]);
   }
 };
 

@@ -5,17 +5,23 @@
 // takes op(A)'s ROWS values at the same k from L1 (op(A) is small and every block reads it):
 // - op(B) N-contiguous (B_N_CONTIG): a thread owns four neighbouring columns and walks its slice of
 //   K down them; the warp's op(A) loads are one address (a broadcast);
-// - op(B) K-contiguous: a warp owns SPAN columns and its lanes share each one's run of K, 16 bytes
-//   a lane; op(A)'s rows are read at the lanes' k, and the warp adds its lanes' sums at the end.
+// - op(B) K-contiguous: LANES lanes share a column, 16 bytes each at a time, so a warp owns 32 / LANES
+//   columns; lanes of the same k read the same op(A) address (one L1 wavefront serves the warp's
+//   op(A) load where each lane reading its own 16 bytes took four), and the column's lanes add
+//   their sums at the end.
+// With fp64tile each output's products are summed in FP32 over runs of kRun k, each run added in
+// FP64 (warptiled's K tile of 16: the FP32 rounding grows with a run, not with K).
 // K is split over gridDim.z blocks, each slice's partial sums to the workspace and summed by the
 // reduce kernel (gemm_tile.cuh's split-K layout and order: deterministic).
 #include "gemm_tile.cuh"
 #include "gemv_common.cuh"
 
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;
-constexpr int kWarps = THREADS / 32;
-// Slices start on a multiple of this many k: 16-byte loads of K-contiguous rows stay aligned.
-constexpr long long kSliceAlign = 16;
+// fp64tile's run: k steps summed in FP32 before the FP64 add (FP32 sums directly otherwise).
+constexpr int kRun = 16;
+constexpr bool kRuns = ACCUM == 2;
+// Slices start on a multiple of kRun k: runs and 16-byte loads of K-contiguous rows stay aligned.
+constexpr long long kSliceAlign = kRun;
 
 // The slice [k0, k1) of K this block sums.
 __device__ inline void slice_of(const GemmArgs& g, long long& k0, long long& k1) {
@@ -37,20 +43,29 @@ __device__ __forceinline__ float4 load_a4(const GemmArgs& g, const float* row, l
 }
 __device__ __forceinline__ float at(const float4& v, int t) { return t == 0 ? v.x : t == 1 ? v.y : t == 2 ? v.z : v.w; }
 
-// A run of products into an accumulator: fp64tile sums the run in FP32 and adds that once in FP64
-// (one conversion a run, not two a product); the other accumulators take each product.
+// A thread's sums of N outputs: FP32 runs added to the accumulators at the end of each run
+// (fp64tile), or the accumulators themselves.
 template <int N>
-__device__ __forceinline__ void add_run(Accumulator& acc, const float (&a)[N], const float (&b)[N]) {
-  if constexpr (ACCUM == 2) {
-    float run = a[0] * b[0];
+struct Sums {
+  Accumulator acc[N];
+  float run[N];
+  __device__ void zero() {
 #pragma unroll
-    for (int t = 1; t < N; ++t) run = fmaf(a[t], b[t], run);
-    acc += Accumulator(run);
-  } else {
-#pragma unroll
-    for (int t = 0; t < N; ++t) acc = gl::mac(a[t], b[t], acc);
+    for (int o = 0; o < N; ++o) acc[o] = 0, run[o] = 0.0f;
   }
-}
+  __device__ __forceinline__ void mac(int o, float a, float b) {
+    if constexpr (kRuns)
+      run[o] = fmaf(a, b, run[o]);
+    else
+      acc[o] = gl::mac(a, b, acc[o]);
+  }
+  __device__ __forceinline__ void flush() {
+    if constexpr (kRuns) {
+#pragma unroll
+      for (int o = 0; o < N; ++o) acc[o] += Accumulator(run[o]), run[o] = 0.0f;
+    }
+  }
+};
 
 // This block's result for C(i, j): C itself, or with split K its slice's partial sums.
 __device__ inline void store_out(const GemmArgs& g, long long i, long long j, Accumulator acc) {
@@ -71,16 +86,16 @@ __device__ __forceinline__ void load_a_steps(const GemmArgs& g, long long i, lon
     for (int u = 0; u < UNROLL; ++u) a[u] = 0.0f;
     return;
   }
-  const float* row = g.a + i * g.a_row + k * g.a_col;
+  const float* row = g.a + i * g.a_row;
   if (A_K_CONTIG && A_VEC && UNROLL % 4 == 0) {
 #pragma unroll
     for (int u = 0; u < UNROLL; u += 4) {
-      const float4 q = __ldg(reinterpret_cast<const float4*>(row + u));
+      const float4 q = load4(row + k + u, true, false);
       a[u] = q.x, a[u + 1] = q.y, a[u + 2] = q.z, a[u + 3] = q.w;
     }
   } else {
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) a[u] = __ldg(row + u * g.a_col);
+    for (int u = 0; u < UNROLL; ++u) a[u] = __ldg(row + (k + u) * g.a_col);
   }
 }
 
@@ -94,144 +109,121 @@ __device__ __forceinline__ float4 load_b_row(const GemmArgs& g, long long k, lon
   return make_float4(v[0], v[1], v[2], v[3]);
 }
 
+// STEPS steps of k from k: UNROLL rows of op(B) in flight before their products.
+template <int STEPS>
+__device__ __forceinline__ void column_steps(const GemmArgs& g, long long i0, long long j0, bool whole, long long k,
+                                             Sums<4 * ROWS>& sums) {
+#pragma unroll
+  for (int s = 0; s < STEPS; s += UNROLL) {
+    float4 b[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) b[u] = load_b_row(g, k + s + u, j0, whole);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      float a[UNROLL];
+      load_a_steps(g, i0 + r, k + s, a);
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) sums.mac(4 * r + c, a[u], at(b[u], c));
+    }
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(GemmArgs g) {
   follow_previous_grid();
   const long long j0 = ((long long)blockIdx.x * THREADS + threadIdx.x) * 4, i0 = (long long)blockIdx.y * ROWS;
   const bool whole = j0 + 3 < g.n;
   long long k0, k1;
   slice_of(g, k0, k1);
-  Accumulator acc[ROWS][4];
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) acc[r][c] = 0;
-
-  long long k = k0;
+  Sums<4 * ROWS> sums;
+  sums.zero();
   if (j0 < g.n) {
-    // UNROLL rows of op(B) in flight before the first product.
-    for (; k + UNROLL <= k1; k += UNROLL) {
-      float4 b[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u) b[u] = load_b_row(g, k + u, j0, whole);
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        float a[UNROLL];
-        load_a_steps(g, i0 + r, k, a);
-#pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          float bc[UNROLL];
-#pragma unroll
-          for (int u = 0; u < UNROLL; ++u) bc[u] = at(b[u], c);
-          add_run(acc[r][c], a, bc);
-        }
-      }
+    // Whole runs of kRun steps (a multiple of UNROLL), then the slice's last steps one at a time.
+    constexpr int kStepRun = kRun / UNROLL * UNROLL;
+    long long k = k0;
+    for (; k + kStepRun <= k1; k += kStepRun) {
+      column_steps<kStepRun>(g, i0, j0, whole, k, sums);
+      sums.flush();
     }
     for (; k < k1; ++k) {
       const float4 b = load_b_row(g, k, j0, whole);
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
-        const float a[1] = {i0 + r < g.m ? __ldg(g.a + (i0 + r) * g.a_row + k * g.a_col) : 0.0f};
+        const float a = i0 + r < g.m ? __ldg(g.a + (i0 + r) * g.a_row + k * g.a_col) : 0.0f;
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          const float bc[1] = {at(b, c)};
-          add_run(acc[r][c], a, bc);
-        }
+        for (int c = 0; c < 4; ++c) sums.mac(4 * r + c, a, at(b, c));
       }
     }
+    sums.flush();
   }
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) store_out(g, i0 + r, j0 + c, acc[r][c]);
+    for (int c = 0; c < 4; ++c) store_out(g, i0 + r, j0 + c, sums.acc[4 * r + c]);
 }
 
 #else
-// ---- op(B) K-contiguous: a warp owns SPAN columns, its lanes 16 bytes of each one's K at a time ----
+// ---- op(B) K-contiguous: LANES lanes a column, 16 bytes of its K each at a time ----
+
+constexpr int kColumnsPerWarp = 32 / LANES;
+constexpr int kRoundK = 4 * LANES * UNROLL;  // k a column's lanes cover in one round of loads
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(GemmArgs g) {
   follow_previous_grid();
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const long long j0 = ((long long)blockIdx.x * kWarps + warp) * SPAN, i0 = (long long)blockIdx.y * ROWS;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, part = lane % LANES;
+  const long long j = ((long long)blockIdx.x * (THREADS / 32) + warp) * kColumnsPerWarp + lane / LANES;
+  const long long i0 = (long long)blockIdx.y * ROWS;
   long long k0, k1;
   slice_of(g, k0, k1);
-  // Columns past N read column j0's run again (in range) and are never stored.
-  const float* col[SPAN];
-#pragma unroll
-  for (int s = 0; s < SPAN; ++s) col[s] = g.b + min(j0 + s, g.n - 1) * g.b_col;
+  // A column past N reads the last column (in range) and is never stored; rows past M likewise.
+  const float* col = g.b + min(j, g.n - 1) * g.b_col;
   const float* row[ROWS];
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) row[r] = g.a + min(i0 + r, g.m - 1) * g.a_row;
 
-  Accumulator acc[SPAN][ROWS];
+  Sums<ROWS> sums;
+  sums.zero();
+  const long long whole_end = k0 + (k1 - k0) / 4 * 4;
+  long long k = k0 + 4 * part;
+  // UNROLL 16-byte pieces in flight; fp64tile's runs end every kRun products and with the round.
+  for (; k + kRoundK - 4 * LANES + 4 <= whole_end; k += kRoundK) {
+    float4 b[UNROLL];
 #pragma unroll
-  for (int s = 0; s < SPAN; ++s)
+    for (int u = 0; u < UNROLL; ++u) b[u] = load4(col + k + 4 * LANES * u, B_VEC, true);
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) acc[s][r] = 0;
-
-  if (j0 < g.n) {
-    const long long whole_end = k0 + (k1 - k0) / 4 * 4;
-    long long k = k0 + 4 * lane;
-    // UNROLL 16-byte pieces of each column in flight, 128·UNROLL k a warp a round.
-    for (; k + 128 * (UNROLL - 1) + 4 <= whole_end; k += 128 * UNROLL) {
-      float4 b[SPAN][UNROLL];
-#pragma unroll
-      for (int s = 0; s < SPAN; ++s)
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) b[s][u] = load4(col[s] + k + 128 * u, B_VEC, true);
+    for (int u = 0; u < UNROLL; ++u) {
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
-        float a[4 * UNROLL];
+        const float4 a = load_a4(g, row[r], k + 4 * LANES * u);
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
-          const float4 q = load_a4(g, row[r], k + 128 * u);
-          a[4 * u] = q.x, a[4 * u + 1] = q.y, a[4 * u + 2] = q.z, a[4 * u + 3] = q.w;
-        }
-#pragma unroll
-        for (int s = 0; s < SPAN; ++s) {
-          float bs[4 * UNROLL];
-#pragma unroll
-          for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-            for (int t = 0; t < 4; ++t) bs[4 * u + t] = at(b[s][u], t);
-          add_run(acc[s][r], a, bs);
-        }
+        for (int t = 0; t < 4; ++t) sums.mac(r, at(a, t), at(b[u], t));
       }
-    }
-    for (; k < whole_end; k += 128) {
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        const float4 q = load_a4(g, row[r], k);
-        const float a[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-        for (int s = 0; s < SPAN; ++s) {
-          const float4 p = load4(col[s] + k, B_VEC, true);
-          const float bs[4] = {p.x, p.y, p.z, p.w};
-          add_run(acc[s][r], a, bs);
-        }
-      }
-    }
-    // The slice's last k (fewer than four, K not a multiple of 4): a lane each.
-    if (whole_end + lane < k1) {
-      const long long kk = whole_end + lane;
-#pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        const float a[1] = {__ldg(row[r] + kk * g.a_col)};
-#pragma unroll
-        for (int s = 0; s < SPAN; ++s) {
-          const float bs[1] = {__ldg(col[s] + kk)};
-          add_run(acc[s][r], a, bs);
-        }
-      }
+      if ((4 * (u + 1)) % kRun == 0 || u == UNROLL - 1) sums.flush();
     }
   }
-  // The lanes' sums of each output, in a fixed order (xor butterflies): lane (s·ROWS + r) % 32 stores it.
-#pragma unroll
-  for (int s = 0; s < SPAN; ++s)
+  for (; k < whole_end; k += 4 * LANES) {
+    const float4 b = load4(col + k, B_VEC, true);
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      const Accumulator sum = group_sum(acc[s][r]);
-      if (lane == (s * ROWS + r) % 32 && j0 < g.n) store_out(g, i0 + r, j0 + s, sum);
+      const float4 a = load_a4(g, row[r], k);
+#pragma unroll
+      for (int t = 0; t < 4; ++t) sums.mac(r, at(a, t), at(b, t));
     }
+  }
+  // The slice's last k (fewer than four, K not a multiple of 4): a lane each.
+  if (whole_end + part < k1) {
+    const long long kk = whole_end + part;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) sums.mac(r, __ldg(row[r] + kk * g.a_col), __ldg(col + kk));
+  }
+  sums.flush();
+  // The column's lanes add their sums (xor butterflies: a fixed order); lane r % LANES stores row r.
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const Accumulator sum = group_sum<LANES>(sums.acc[r]);
+    if (part == r % LANES && j < g.n) store_out(g, i0 + r, j, sum);
+  }
 }
 #endif
 
