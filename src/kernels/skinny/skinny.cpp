@@ -23,7 +23,8 @@ class Skinny final : public KernelFamily {
   std::vector<ParamSpec> params() const override {
     return {{"rows", {8}, 1, 16, "rows of C a block computes (M up to rows reads op(B) once)"},
             {"threads", {128}, 32, 1024, "threads per block"},
-            {"unroll", {4}, 1, 16, "16-byte loads of op(B) in flight per thread"},
+            {"unroll", {4}, 1, 16, "16-byte pieces of op(B) a thread copies per round"},
+            {"stages", {6}, 2, 16, "rounds of each thread's cp.async ring in shared memory"},
             {"lanes", {4}, 1, 32,
              "K-contiguous op(B): lanes sharing one column's K, 16 bytes each (a warp owns 32 / lanes columns)"},
             tiled::accum_param(true),
@@ -39,6 +40,7 @@ class Skinny final : public KernelFamily {
     const int threads = v.at("threads")[0], rows = v.at("rows")[0], unroll = v.at("unroll")[0];
     const int lanes = v.at("lanes")[0], words = v.at("accum")[0] == 0 ? 1 : 2;
     if (threads % 32) out.push_back(s(threads) + " threads per block is not a whole number of warps");
+    if (auto m = shared_memory_violation(smem(v)); !m.empty()) out.push_back(m);
     if (lanes & (lanes - 1)) out.push_back("lanes = " + s(lanes) + " must be a power of two (a warp's columns)");
     // The N-contiguous layout's sums (4 columns x rows, with fp64tile an FP32 run beside each), a
     // run's 16 rows of op(B) (ptxas hoists their loads), a step of op(A) for every row and
@@ -51,13 +53,14 @@ class Skinny final : public KernelFamily {
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
     return {tiled::define("ROWS", v.at("rows")[0]), tiled::define("THREADS", v.at("threads")[0]),
-            tiled::define("UNROLL", v.at("unroll")[0]), tiled::define("LANES", v.at("lanes")[0]),
+            tiled::define("UNROLL", v.at("unroll")[0]), tiled::define("STAGES", v.at("stages")[0]),
+            tiled::define("LANES", v.at("lanes")[0]),
             tiled::define("ACCUM", v.at("accum")[0])};
   }
   // y: blocks of `rows` rows; x: blocks of columns, 4 a thread (op(B) N-contiguous) or 32 / lanes a warp.
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return {dim3(unsigned(ceil_div(p.n, columns(v, p))), unsigned(ceil_div(p.m, v.at("rows")[0]))),
-            dim3(unsigned(v.at("threads")[0])), 0};
+            dim3(unsigned(v.at("threads")[0])), size_t(smem(v))};
   }
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
   std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
@@ -101,6 +104,10 @@ class Skinny final : public KernelFamily {
   }
 
  private:
+  // Each thread's ring: stages x unroll 16-byte pieces.
+  static long long smem(const ParamValues& v) {
+    return 16ll * v.at("stages")[0] * v.at("unroll")[0] * v.at("threads")[0];
+  }
   static long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
   static long long columns(const ParamValues& v, const Problem& p) {
     return p.trans_b == Trans::no ? 4ll * v.at("threads")[0] : (v.at("threads")[0] / 32) * (32 / v.at("lanes")[0]);

@@ -1,7 +1,8 @@
 // skinny: C with few rows (the ROWS rows of a block; M up to ROWS reads op(B) once). A product of
 // few rows is a GEMV with several vectors: its time is op(B) read once from DRAM, and the tiled
 // kernels' shared-memory tiles and padded rows (a 16-row tile over 8 rows) only slow that stream.
-// Here each thread streams its part of op(B) with 16-byte loads, UNROLL of them in flight, and
+// Here each thread streams its part of op(B) in rounds of UNROLL 16-byte pieces through its own
+// ring of STAGES rounds in shared memory (cp.async: the bytes in flight hold no registers), and
 // takes op(A)'s ROWS values at the same k from L1 (op(A) is small and every block reads it):
 // - op(B) N-contiguous (B_N_CONTIG): a thread owns four neighbouring columns and walks its slice of
 //   K down them; the warp's op(A) loads are one address (a broadcast);
@@ -42,6 +43,41 @@ __device__ __forceinline__ float4 load_a4(const GemmArgs& g, const float* row, l
                      __ldg(row + (k + 3) * g.a_col));
 }
 __device__ __forceinline__ float at(const float4& v, int t) { return t == 0 ? v.x : t == 1 ? v.y : t == 2 ? v.z : v.w; }
+
+// A thread's own ring of op(B) pieces in shared memory: STAGES rounds of UNROLL 16-byte pieces. The
+// round's loads held in registers left 16-32 KB in flight an SM, and op(B) streamed at 1.8-2.5 TB/s
+// (perf-log 112); copied with cp.async they hold none. Each piece is read back by the thread that
+// copied it, so its own cp.async.wait_group orders the two and no barrier is needed.
+extern __shared__ float4 ring_smem[];
+__device__ __forceinline__ float4* ring_slot(int round, int u) {
+  return ring_smem + ((round % STAGES) * UNROLL + u) * THREADS + threadIdx.x;
+}
+// Rounds 0..rounds-1: issue(t) copies round t's pieces into ring_slot(t, ·), use(t) reads them,
+// STAGES - 1 rounds ahead (empty commit groups keep wait_group's count uniform at the end).
+template <class Issue, class Use>
+__device__ __forceinline__ void stream_rounds(int rounds, Issue issue, Use use) {
+#pragma unroll 1
+  for (int t = 0; t < STAGES - 1; ++t) {
+    if (t < rounds) issue(t);
+    gl::cp_async_commit();
+  }
+#pragma unroll 1
+  for (int t = 0; t < rounds; ++t) {
+    if (t + STAGES - 1 < rounds) issue(t + STAGES - 1);
+    gl::cp_async_commit();
+    gl::cp_async_wait<STAGES - 1>();
+    use(t);
+  }
+  gl::cp_async_wait<0>();
+}
+// 16 bytes of op(B) from p into a slot, of which `valid` floats exist (zeros past them); 4-byte
+// copies where 16-byte vectors are not aligned.
+__device__ __forceinline__ void copy_piece(float4* slot, const float* p, int valid) {
+  if (B_VEC) return gl::cp_async16(reinterpret_cast<float*>(slot), p, valid);
+  float* d = reinterpret_cast<float*>(slot);
+#pragma unroll
+  for (int e = 0; e < 4; ++e) gl::cp_async4(d + e, e < valid ? p + e : p, e < valid);
+}
 
 // A thread's sums of N outputs: FP32 runs added to the accumulators at the end of each run
 // (fp64tile), or the accumulators themselves.
@@ -99,60 +135,47 @@ __device__ __forceinline__ void load_a_steps(const GemmArgs& g, long long i, lon
   }
 }
 
-// op(B)(k, j0..j0+3), zero past N.
-__device__ __forceinline__ float4 load_b_row(const GemmArgs& g, long long k, long long j0, bool whole) {
-  const float* p = g.b + k * g.b_row + j0;
-  if (whole && B_VEC) return __ldcs(reinterpret_cast<const float4*>(p));
-  float v[4];
-#pragma unroll
-  for (int t = 0; t < 4; ++t) v[t] = j0 + t < g.n ? __ldcs(p + t) : 0.0f;
-  return make_float4(v[0], v[1], v[2], v[3]);
-}
-
-// STEPS steps of k from k: UNROLL rows of op(B) in flight before their products.
-template <int STEPS>
-__device__ __forceinline__ void column_steps(const GemmArgs& g, long long i0, long long j0, bool whole, long long k,
-                                             Sums<4 * ROWS>& sums) {
-#pragma unroll
-  for (int s = 0; s < STEPS; s += UNROLL) {
-    float4 b[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) b[u] = load_b_row(g, k + s + u, j0, whole);
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      float a[UNROLL];
-      load_a_steps(g, i0 + r, k + s, a);
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-        for (int c = 0; c < 4; ++c) sums.mac(4 * r + c, a[u], at(b[u], c));
-    }
-  }
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(GemmArgs g) {
   follow_previous_grid();
   const long long j0 = ((long long)blockIdx.x * THREADS + threadIdx.x) * 4, i0 = (long long)blockIdx.y * ROWS;
-  const bool whole = j0 + 3 < g.n;
+  const int valid = int(min(4ll, max(0ll, g.n - j0)));
   long long k0, k1;
   slice_of(g, k0, k1);
   Sums<4 * ROWS> sums;
   sums.zero();
-  if (j0 < g.n) {
-    // Whole runs of kRun steps (a multiple of UNROLL), then the slice's last steps one at a time.
-    constexpr int kStepRun = kRun / UNROLL * UNROLL;
-    long long k = k0;
-    for (; k + kStepRun <= k1; k += kStepRun) {
-      column_steps<kStepRun>(g, i0, j0, whole, k, sums);
-      sums.flush();
-    }
-    for (; k < k1; ++k) {
-      const float4 b = load_b_row(g, k, j0, whole);
+  if (valid > 0) {
+    // Round t: UNROLL rows of op(B) from k0 + t·UNROLL; fp64tile's runs end every kRun steps.
+    const int rounds = int((k1 - k0) / UNROLL);
+    stream_rounds(
+        rounds,
+        [&](int t) {
+#pragma unroll
+          for (int u = 0; u < UNROLL; ++u) copy_piece(ring_slot(t, u), g.b + (k0 + t * UNROLL + u) * g.b_row + j0, valid);
+        },
+        [&](int t) {
+          const long long k = k0 + (long long)t * UNROLL;
+          float4 b[UNROLL];
+#pragma unroll
+          for (int u = 0; u < UNROLL; ++u) b[u] = *ring_slot(t, u);
+#pragma unroll
+          for (int r = 0; r < ROWS; ++r) {
+            float a[UNROLL];
+            load_a_steps(g, i0 + r, k, a);
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+              for (int c = 0; c < 4; ++c) sums.mac(4 * r + c, a[u], at(b[u], c));
+          }
+          if ((k + UNROLL - k0) / kRun != (k - k0) / kRun) sums.flush();
+        });
+    // The slice's last steps (fewer than UNROLL), one at a time.
+    for (long long k = k0 + (long long)rounds * UNROLL; k < k1; ++k) {
+      const float* p = g.b + k * g.b_row + j0;
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
         const float a = i0 + r < g.m ? __ldg(g.a + (i0 + r) * g.a_row + k * g.a_col) : 0.0f;
 #pragma unroll
-        for (int c = 0; c < 4; ++c) sums.mac(4 * r + c, a, at(b, c));
+        for (int c = 0; c < 4; ++c) sums.mac(4 * r + c, a, c < valid ? __ldcs(p + c) : 0.0f);
       }
     }
     sums.flush();
@@ -184,24 +207,32 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(GemmArgs g) {
 
   Sums<ROWS> sums;
   sums.zero();
-  const long long whole_end = k0 + (k1 - k0) / 4 * 4;
-  long long k = k0 + 4 * part;
-  // UNROLL 16-byte pieces in flight; fp64tile's runs end every kRun products and with the round.
-  for (; k + kRoundK - 4 * LANES + 4 <= whole_end; k += kRoundK) {
-    float4 b[UNROLL];
+  const long long whole_end = k0 + (k1 - k0) / 4 * 4, k_first = k0 + 4 * part;
+  // Round t: UNROLL pieces of the column from k_first + t·kRoundK, 4·LANES k apart, all inside the
+  // slice's whole pieces; fp64tile's runs end every kRun products and with the round.
+  const long long room = whole_end - k_first - (kRoundK - 4 * LANES + 4);
+  const int rounds = room < 0 ? 0 : int(room / kRoundK + 1);
+  stream_rounds(
+      rounds,
+      [&](int t) {
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) b[u] = load4(col + k + 4 * LANES * u, B_VEC, true);
+        for (int u = 0; u < UNROLL; ++u) copy_piece(ring_slot(t, u), col + k_first + t * kRoundK + 4 * LANES * u, 4);
+      },
+      [&](int t) {
+        const long long k = k_first + (long long)t * kRoundK;
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
+        for (int u = 0; u < UNROLL; ++u) {
+          const float4 b = *ring_slot(t, u);
 #pragma unroll
-      for (int r = 0; r < ROWS; ++r) {
-        const float4 a = load_a4(g, row[r], k + 4 * LANES * u);
+          for (int r = 0; r < ROWS; ++r) {
+            const float4 a = load_a4(g, row[r], k + 4 * LANES * u);
 #pragma unroll
-        for (int t = 0; t < 4; ++t) sums.mac(r, at(a, t), at(b[u], t));
-      }
-      if ((4 * (u + 1)) % kRun == 0 || u == UNROLL - 1) sums.flush();
-    }
-  }
+            for (int q = 0; q < 4; ++q) sums.mac(r, at(a, q), at(b, q));
+          }
+          if ((4 * (u + 1)) % kRun == 0 || u == UNROLL - 1) sums.flush();
+        }
+      });
+  long long k = k_first + (long long)rounds * kRoundK;
   for (; k < whole_end; k += 4 * LANES) {
     const float4 b = load4(col + k, B_VEC, true);
 #pragma unroll
@@ -211,12 +242,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(GemmArgs g) {
       for (int t = 0; t < 4; ++t) sums.mac(r, at(a, t), at(b, t));
     }
   }
-  // The slice's last k (fewer than four, K not a multiple of 4): a lane each.
-  if (whole_end + part < k1) {
-    const long long kk = whole_end + part;
+  // The slice's last k (fewer than four, K not a multiple of 4).
+  for (long long kk = whole_end + part; kk < k1; kk += LANES)
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) sums.mac(r, __ldg(row[r] + kk * g.a_col), __ldg(col + kk));
-  }
   sums.flush();
   // The column's lanes add their sums (xor butterflies: a fixed order); lane r % LANES stores row r.
 #pragma unroll
