@@ -110,11 +110,7 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=2,persistent=yes,splitk=3"},
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,persistent=yes,accum=fp64tile"},
                                 {"dmma", "tile=32x64x32,warp=16x16,persistent=yes"},
-                                {"dmma", "tile=64x64x16,warp=32x32,persistent=yes,splitk=5"},
-                                // Few rows: K slices of odd lengths, row groups past M, Cᵀ for few columns.
-                                {"skinny", "splitk=3"}, {"skinny", "rows=4,lanes=8,unroll=3,accum=fp64tile,splitk=5"},
-                                {"skinny", "transpose=yes,rows=12,lanes=32,unroll=1,accum=fp64,splitk=2"},
-                                {"skinny", "threads=96,unroll=8,accum=fp64tile"}})
+                                {"dmma", "tile=64x64x16,warp=32x32,persistent=yes,splitk=5"}})
     c.emplace_back(find_family(family), parse_params(*find_family(family), params));
   return c;
 }
