@@ -108,6 +108,19 @@ TEST(Dispatch, FewRowsLongKTakeTheSixteenRowTensorTile) {
   }
 }
 
+// Its reads round by round of resident blocks (perf-log 113, on the H200): at 8x32768x8192 NT split
+// 2 left a round of 116 blocks after the first 396 and ran 396 us, where split 1 ran 298 and split 3
+// 300; at 8x4096x16384 NT split 11 (three blocks on 88 SMs, two on 44) 87.8 against split 8's 82.0.
+TEST(Dispatch, SixteenRowTensorTileSplitsIntoEvenRounds) {
+  auto g = GpuModel::h200();
+  auto up = pick(g, shape(8, 32768, 8192, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
+  EXPECT_EQ(tile_of(up), "16x128x32") << up.why;
+  EXPECT_TRUE(up.splits == 1 || up.splits == 3) << up.why;
+  auto down = pick(g, shape(8, 4096, 16384, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
+  EXPECT_EQ(tile_of(down), "16x128x32") << down.why;
+  EXPECT_EQ(down.splits, 8) << down.why;
+}
+
 // strict_fp32 at most 8 rows (perf-log 70): the 8-row warptiled tile, in NT and NN and as the
 // transposed product of 8 columns (1.3-1.6x cuBLAS SGEMM at 8x16384x4096 NT and 8x4096x16384 NT,
 // where 16x128 ran 0.84-1.06x); at 16 rows 16x128, which reads op(B) once where two rows of 8-row
@@ -507,7 +520,9 @@ TEST(Peel, ModelPeelsJustPastATileMultiple) {
 TEST(Model, NamedGpuModels) {
   EXPECT_EQ(GpuModel::named("h100")->dram_gbps, GpuModel::h100().dram_gbps);
   EXPECT_EQ(GpuModel::named("a100")->sms, 108);
-  EXPECT_FALSE(GpuModel::named("h200").has_value());
+  EXPECT_GT(GpuModel::named("h200")->dram_gbps, 1.4 * GpuModel::h100().dram_gbps);
+  EXPECT_EQ(GpuModel::named("h200")->sms, 132);
+  EXPECT_FALSE(GpuModel::named("b200").has_value());
   EXPECT_FALSE(GpuModel::named("").has_value());
 }
 

@@ -88,6 +88,10 @@ struct Candidate {
   // Where a leading dimension is not a multiple of 4 floats, the share its C stores reach through
   // shared memory (warptiled's staged store, perf-log 97), where measured; else kScalarStoreShare.
   double unaligned_store_share = 0;
+  // Its reads timed round by round of resident blocks (read_rounds): where reads bound it, a round
+  // lasts as long as its busiest SM's blocks take at an even share of the bandwidth, and a round of
+  // fewer than two blocks an SM streams at that fraction of it.
+  bool read_rounds = false;
 };
 
 constexpr long long kFewRows = 32;
@@ -260,11 +264,14 @@ const Candidate kDmma[] = {
     // 64x64 ran 0.92x): 0.35.
     // Where the product has at most 32 rows (columns): a lone 16x128 block unsplit ran 0.35-0.44 of
     // an SM's peak (8x2304x768, 32x256x100000), 0.46-0.59 at the model's 0.75 for it (perf-log 57).
+    // Their reads round by round (read_rounds): the split that leaves a short last round of blocks
+    // ran up to 1.33x the best one (perf-log 113).
     {.family = "dmma", .params = "tile=16x128x32,warp=16x32,mma=m16n8k8,stages=3", .regs = 128, .rate = 0.35,
      .kind = Candidate::simt, .store_share = 0.43, .read_share = 0.77, .rate_few = 0.5,
-     .unaligned_copy_us = kDmmaUnalignedCopyUs},
+     .unaligned_copy_us = kDmmaUnalignedCopyUs, .read_rounds = true},
     {.family = "dmma", .params = "tile=128x16x32,warp=32x16,mma=m16n8k8,stages=3", .regs = 128, .rate = 0.35,
-     .kind = Candidate::simt, .store_share = 0.39, .rate_few = 0.5, .unaligned_copy_us = kDmmaUnalignedCopyUs},
+     .kind = Candidate::simt, .store_share = 0.39, .rate_few = 0.5, .unaligned_copy_us = kDmmaUnalignedCopyUs,
+     .read_rounds = true},
 };
 // tensor_fp32's tensor-core routes from these K on: the shortest K of the accuracy study (256 x 256
 // x K, normal, positive, wide-range and uniform inputs; results/h100/fp64-accum/4541176) from which
@@ -338,6 +345,22 @@ struct Estimate {
   double waves = 0;
 };
 
+// A read-bound kernel's time over its reads at the full bandwidth (read_rounds): each round of up to
+// `slots` resident blocks takes its busiest SM's blocks at an SM's share of the bandwidth, or the
+// round's blocks at the share two blocks an SM reach (streams, below). Measured on dmma 16x128 at
+// 8x32768x8192 NT: split 2 (512 blocks over 396 slots: a round of 116 after the first) 396 us,
+// split 1 (256, two an SM) 298, split 3 (768) 300 (factors 1.29, 1.03, 1.03); 8x4096x16384: split
+// 11 (352: three on 88 SMs, two on 44) 87.8 us against split 8's 82.0 (1.125 against 1.03;
+// results/h200/dmma/splits-84cd37d, perf-log 113).
+double read_rounds_factor(const GpuModel& gpu, double blocks, double slots) {
+  double sum = 0;
+  for (double left = blocks; left > 0; left -= slots) {
+    const double b = std::min(left, slots);
+    sum += std::max({std::ceil(b / gpu.sms) * gpu.sms, b, 2.0 * gpu.sms});
+  }
+  return sum / blocks;
+}
+
 // A tiled kernel of blocks BM x BN x BK, K split `s` ways (partial sums then a reduce kernel):
 // the busiest SM runs ceil(blocks / slots) waves of tiles; the memory floor is the inputs read
 // once and the outputs (or partial sums) written.
@@ -394,9 +417,11 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double beta_reads = p.beta != 0.0f ? 1 : 0;
   const double out_bytes = s > 1 ? 4.0 * planes * mn * s : 4.0 * mn * (1 + beta_reads);
-  double t_mem =
-      (4.0 * (double(p.m) * p.k + double(p.k) * p.n) / read_share_of(c, p) * uneven + out_bytes) / (bw * streams) +
-      added_rounds * kRoundFillUs * 1e-6;
+  const double read_bytes = 4.0 * (double(p.m) * p.k + double(p.k) * p.n) / read_share_of(c, p);
+  // Read round by round (read_rounds), each round after the first waiting for its pipeline's fill.
+  double t_mem = c.read_rounds ? read_bytes * read_rounds_factor(gpu, blocks, slots) / bw + out_bytes / bw +
+                                     (std::ceil(blocks / slots) - 1) * kRoundFillUs * 1e-6
+                               : (read_bytes * uneven + out_bytes) / (bw * streams) + added_rounds * kRoundFillUs * 1e-6;
   // A leading dimension that is not a multiple of 4 floats: the library's plan takes the variant
   // without 16-byte accesses (launcher whole_alignment), C stored a float at a time. Measured on
   // warptiled 128x256 at tk-4096x4096x1 (lda = 1): 0.59 TB/s, against 1.9-2.0 TB/s for the same
@@ -676,6 +701,14 @@ GpuModel GpuModel::h100() {
   return {"NVIDIA H100 80GB HBM3", 90, 132, 64.3, 3015, size_t(79) << 30, 233472, 65536, 2048};
 }
 
+GpuModel GpuModel::h200() {
+  GpuModel g = h100();
+  g.name = "NVIDIA H200";
+  g.dram_gbps = 4814.304 * (3015.0 / 3352.0);
+  g.memory_bytes = size_t(150109880320);
+  return g;
+}
+
 GpuModel GpuModel::a100() {
   // 108 SMs, 19.5 TFLOP/s FP32 peak, 1555 GB/s, 164 KB of shared memory per SM.
   return {"NVIDIA A100-SXM4-40GB", 80, 108, 19.5 * (64.3 / 66.9), 1555 * (3015.0 / 3352.0), size_t(40) << 30, 167936,
@@ -684,6 +717,7 @@ GpuModel GpuModel::a100() {
 
 std::optional<GpuModel> GpuModel::named(const std::string& name) {
   if (name == "h100") return h100();
+  if (name == "h200") return h200();
   if (name == "a100") return a100();
   return std::nullopt;
 }

@@ -30,8 +30,9 @@ struct GpuModel {
   // TFLOP/s, copy 3015 of 3352 GB/s).
   static GpuModel of(const DeviceInfo& d);
   static GpuModel h100();  // H100 SXM, as queried there
+  static GpuModel h200();  // H200 SXM, as queried there (the H100's SMs with 4.8 TB/s and 141 GB)
   static GpuModel a100();  // A100 SXM 40 GB, from its data sheet
-  // h100() or a100() by their short names; none for another name.
+  // h100(), h200() or a100() by their short names; none for another name.
   static std::optional<GpuModel> named(const std::string& name);
 };
 

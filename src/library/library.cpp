@@ -528,7 +528,7 @@ class Library {
     }
   }
 
-  // The device's own model, or the one GEMMLAB_MODEL names (h100, a100): an A/B of the model's
+  // The device's own model, or the one GEMMLAB_MODEL names (h100, h200, a100): an A/B of the model's
   // card-dependent choices on one card (perf-log 106).
   const GpuModel& model(int device) {
     auto it = models_.find(device);
@@ -536,7 +536,7 @@ class Library {
       const std::string name = std::getenv("GEMMLAB_MODEL") ? std::getenv("GEMMLAB_MODEL") : "";
       const auto named = GpuModel::named(name);
       if (!name.empty() && !named)
-        throw UsageError("GEMMLAB_MODEL=" + name + ": no such GPU model (h100 or a100, or unset for the device's)");
+        throw UsageError("GEMMLAB_MODEL=" + name + ": no such GPU model (h100, h200 or a100, or unset for the device's)");
       it = models_.emplace(device, named ? *named : GpuModel::of(device_info(device))).first;
     }
     return it->second;
