@@ -419,9 +419,10 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double out_bytes = s > 1 ? 4.0 * planes * mn * s : 4.0 * mn * (1 + beta_reads);
   const double read_bytes = 4.0 * (double(p.m) * p.k + double(p.k) * p.n) / read_share_of(c, p);
   // Read round by round (read_rounds), each round after the first waiting for its pipeline's fill.
-  double t_mem = c.read_rounds ? read_bytes * read_rounds_factor(gpu, blocks, slots) / bw + out_bytes / bw +
-                                     (std::ceil(blocks / slots) - 1) * kRoundFillUs * 1e-6
-                               : (read_bytes * uneven + out_bytes) / (bw * streams) + added_rounds * kRoundFillUs * 1e-6;
+  double t_mem = c.read_rounds
+                     ? read_bytes * read_rounds_factor(gpu, blocks, slots) / bw + out_bytes / bw +
+                           (std::ceil(blocks / slots) - 1) * kRoundFillUs * 1e-6
+                     : (read_bytes * uneven + out_bytes) / (bw * streams) + added_rounds * kRoundFillUs * 1e-6;
   // A leading dimension that is not a multiple of 4 floats: the library's plan takes the variant
   // without 16-byte accesses (launcher whole_alignment), C stored a float at a time. Measured on
   // warptiled 128x256 at tk-4096x4096x1 (lda = 1): 0.59 TB/s, against 1.9-2.0 TB/s for the same

@@ -536,7 +536,8 @@ class Library {
       const std::string name = std::getenv("GEMMLAB_MODEL") ? std::getenv("GEMMLAB_MODEL") : "";
       const auto named = GpuModel::named(name);
       if (!name.empty() && !named)
-        throw UsageError("GEMMLAB_MODEL=" + name + ": no such GPU model (h100, h200 or a100, or unset for the device's)");
+        throw UsageError("GEMMLAB_MODEL=" + name +
+                         ": no such GPU model (h100, h200 or a100, or unset for the device's)");
       it = models_.emplace(device, named ? *named : GpuModel::of(device_info(device))).first;
     }
     return it->second;
