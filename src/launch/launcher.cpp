@@ -159,12 +159,9 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
                          info};
     void* p[] = {&pass};
     const long long rows = std::max(pk.m, pk.n);
-    auto scan_blocks = [](const ozaki::PassOperand& x) {
-      return (x.rows + ozaki::scan_rows(x) - 1) / ozaki::scan_rows(x);
-    };
-    const dim3 scan_grid(unsigned(std::max(scan_blocks(pass.op[0]), scan_blocks(pass.op[1]))), 1, 2);
+    const dim3 scan_grid(unsigned((rows + ozaki::kScanRows - 1) / ozaki::kScanRows), 1, 2);
     const dim3 residue_grid(unsigned(pk.kp / ozaki::kResidueColumns), unsigned((rows + 31) / 32), 2);
-    launch_kernel(pk.scan, scan_grid, dim3(ozaki::kScanThreads), 0, p, stream, plan.dependent_launch);
+    launch_kernel(pk.scan, scan_grid, dim3(256), 0, p, stream, plan.dependent_launch);
     launch_kernel(pk.pack, residue_grid, dim3(256), 0, p, stream, plan.dependent_launch);
     args.extra = info;
     TensorMaps maps = pk.maps;

@@ -318,13 +318,9 @@ struct PassArgs {
   Info* info;
 };
 constexpr int kNonFinite = 0x7fffffff;
-// The pre-passes' blocks (the kernels and the launcher's grids): the scan takes scan_rows(x) rows
-// over all of K, a warp per row where K is contiguous, else a lane per row (a warp reads one column's
-// 128-byte line of 32 rows; 8 rows a block read 32-byte pieces of four lines, and ran the row-major
-// NN operand's scan at half the K-contiguous rate, perf-log 114), the block's warps splitting K; the
-// residue pass 32 rows by kResidueColumns columns.
-constexpr int kScanThreads = 256, kResidueColumns = 128;
-OZAKI_HD inline int scan_rows(const PassOperand& x) { return x.sk == 1 ? kScanThreads / 32 : 32; }
+// The pre-passes' blocks: the scan takes kScanRows rows over all of K, the residue pass 32 rows by
+// kResidueColumns columns (the kernels and the launcher's grids).
+constexpr int kScanRows = 8, kResidueColumns = 128;
 
 // What the scan leaves for the residues and the product (GemmArgs::extra). The header's four
 // words are zeroed before the scan: spread, the max over op(A)'s rows of rms / gmean (Spread), then

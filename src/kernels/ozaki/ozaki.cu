@@ -47,28 +47,18 @@ static_assert(WG_M % 64 == 0, "each consumer warpgroup owns whole m64 rows");
 // memory written per thread: 1.6 GB of the residue pass's DRAM writes at 8192³, perf-log 48).
 __device__ inline const ozaki::PassOperand& operand(const ozaki::PassArgs& p) { return blockIdx.z ? p.op[1] : p.op[0]; }
 
-// The residue pass's tile of one operand: 32 rows x kResidueColumns, element (r, c) at
-// [r][c + 4 (c / 32)] in rows of kTileRow ≡ 1 (mod 32) floats, so that neither a warp's loads (lanes
-// on rows, one column) nor its reads (four rows, eight runs of 16 columns, 32 apart: 4-way conflicts
-// in four 32 x 33 tiles) share a bank.
-constexpr int kTileRow = 161;
-static_assert(kTileRow % 32 == 1 && kTileRow >= ozaki::kResidueColumns * 33 / 32, "kTileRow");
-__device__ inline float& tile_at(float (&tile)[32][kTileRow], int r, int c) { return tile[r][c + c / 32 * 4]; }
-
-// The tile at (r0, c0), read along whichever of the operand's dimensions is contiguous (coalesced
-// either way); zero outside the matrix.
-__device__ inline void load_tile(float (&tile)[32][kTileRow], const ozaki::PassOperand& x, long long k, long long r0,
+// One operand's 32 x 32 tile at (r0, c0) into shared memory, read along whichever of its
+// dimensions is contiguous (coalesced either way); zero outside the matrix.
+__device__ inline void load_tile(float (&tile)[32][33], const ozaki::PassOperand& x, long long k, long long r0,
                                  long long c0) {
   const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
   const bool k_contig = x.sk == 1;
 #pragma unroll
-  for (int t = 0; t < ozaki::kResidueColumns / 32; ++t)
-#pragma unroll
-    for (int i = ty; i < 32; i += 8) {
-      const int r = k_contig ? i : tx, c = 32 * t + (k_contig ? tx : i);
-      const long long gr = r0 + r, gc = c0 + c;
-      tile_at(tile, r, c) = gr < x.rows && gc < k ? x.x[gr * x.sr + gc * x.sk] : 0.0f;
-    }
+  for (int i = ty; i < 32; i += 8) {
+    const int r = k_contig ? i : tx, c = k_contig ? tx : i;
+    const long long gr = r0 + r, gc = c0 + c;
+    tile[r][c] = gr < x.rows && gc < k ? x.x[gr * x.sr + gc * x.sk] : 0.0f;
+  }
 }
 
 // Whether an operand's rows start on 16 bytes along a contiguous K (16-byte loads; a run-time test,
@@ -107,59 +97,60 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   if (threadIdx.x == 0) p.info->moduli = n;
 }
 
-// scan_rows(x) rows per block over all of K (16-byte loads where the rows start on 16 bytes along
-// K, else 4-byte loads, a warp's on 32 consecutive addresses either way). Many small blocks (latency).
-extern "C" __global__ void __launch_bounds__(ozaki::kScanThreads)
-    ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
+// kScanRows rows per block over all of K, read along whichever dimension is contiguous: a warp per
+// row when K is (16-byte loads where the rows start on 16 bytes, else 128 bytes per load), else 32
+// columns of the 8 rows per 256 threads (8 · 4-byte pieces: every 32-byte sector used). Many small
+// blocks (latency).
+extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
   follow_previous_grid();
-  constexpr int kUnroll = 8;  // values per FP32 chunk (ozaki::add_chunk); two chunks' loads in flight
-  __shared__ double part_squares[ozaki::kScanThreads], part_logs[ozaki::kScanThreads];
-  __shared__ int part_nonzero[ozaki::kScanThreads], part_finite[ozaki::kScanThreads];
+  constexpr int kLanes = 32, kUnroll = 8;  // threads per row, loads in flight per thread
+  static_assert(ozaki::kScanRows * kLanes == 256, "a block is 256 threads");
+  __shared__ double part_squares[ozaki::kScanRows][kLanes], part_logs[ozaki::kScanRows][kLanes];
+  __shared__ int part_nonzero[ozaki::kScanRows][kLanes], part_finite[ozaki::kScanRows][kLanes];
   const ozaki::PassOperand& x = operand(p);
   const bool k_contig = x.sk == 1;
-  // The thread's row of the block and its part of K: a warp per row along a contiguous K, else a lane.
-  const int rows = ozaki::scan_rows(x), parts = ozaki::kScanThreads / rows;
-  const int row = k_contig ? threadIdx.x / 32 : threadIdx.x % 32;
-  const int part = k_contig ? threadIdx.x % 32 : threadIdx.x / 32;
-  const long long gr = (long long)blockIdx.x * rows + row;
+  const int row = k_contig ? threadIdx.x / kLanes : threadIdx.x % ozaki::kScanRows;
+  const int lane = k_contig ? threadIdx.x % kLanes : threadIdx.x / ozaki::kScanRows;
+  const long long gr = (long long)blockIdx.x * ozaki::kScanRows + row;
   ozaki::RowSums sums;
   // Rows on 16 bytes: each lane four 16-byte loads a step, 2 KB of the row in flight per warp (four
   // times the 4-byte loads': those held the pass at a third of the memory rate, perf-log 111).
   if (gr < x.rows && rows_of_float4(x)) {
     const float* r = x.x + gr * x.sr;
-    for (long long c0 = 4 * part; c0 < p.k; c0 += 4 * parts * 4) {
+    for (long long c0 = 4 * lane; c0 < p.k; c0 += 4 * kLanes * 4) {
       float v[2][kUnroll];
 #pragma unroll
-      for (int u = 0; u < 4; ++u) load_run4(&v[u / 2][u % 2 * 4], r, c0 + 4 * parts * u, p.k);
+      for (int u = 0; u < 4; ++u) load_run4(&v[u / 2][u % 2 * 4], r, c0 + 4 * kLanes * u, p.k);
 #pragma unroll
       for (int u = 0; u < 2 * kUnroll; ++u) v[u / kUnroll][u % kUnroll] = fabsf(v[u / kUnroll][u % kUnroll]);
       ozaki::add_chunk(sums, v[0]);
       ozaki::add_chunk(sums, v[1]);
     }
   } else if (gr < x.rows)
-    for (long long c0 = part; c0 < p.k; c0 += parts * 2 * kUnroll) {
+    // Two chunks' loads in flight (16 a thread; 8 left the strided operand's scan at half the
+    // K-contiguous rate, perf-log 114).
+    for (long long c0 = lane; c0 < p.k; c0 += kLanes * 2 * kUnroll) {
       float v[2][kUnroll];
 #pragma unroll
       for (int u = 0; u < 2 * kUnroll; ++u) {
-        const long long c = c0 + parts * u;
+        const long long c = c0 + kLanes * u;
         v[u / kUnroll][u % kUnroll] = c < p.k ? fabsf(x.x[gr * x.sr + c * x.sk]) : 0.0f;
       }
       ozaki::add_chunk(sums, v[0]);
       ozaki::add_chunk(sums, v[1]);
     }
-  const int at = row * parts + part;
-  part_squares[at] = sums.squares, part_logs[at] = sums.logs;
-  part_nonzero[at] = sums.nonzero, part_finite[at] = sums.finite;
+  part_squares[row][lane] = sums.squares, part_logs[row][lane] = sums.logs;
+  part_nonzero[row][lane] = sums.nonzero, part_finite[row][lane] = sums.finite;
   __syncthreads();
-  if (threadIdx.x < rows) {
+  if (threadIdx.x < ozaki::kScanRows) {
     const int r = threadIdx.x;
-    const long long g = (long long)blockIdx.x * rows + r;
+    const long long g = (long long)blockIdx.x * ozaki::kScanRows + r;
     ozaki::RowSums row_sums;
-    for (int l = r * parts; l < (r + 1) * parts; ++l) {
-      row_sums.squares += part_squares[l];
-      row_sums.logs += part_logs[l];
-      row_sums.nonzero += part_nonzero[l];
-      row_sums.finite = row_sums.finite && part_finite[l];
+    for (int l = 0; l < kLanes; ++l) {
+      row_sums.squares += part_squares[r][l];
+      row_sums.logs += part_logs[r][l];
+      row_sums.nonzero += part_nonzero[r][l];
+      row_sums.finite = row_sums.finite && part_finite[r][l];
     }
     if (g < x.rows) {
       const double squares = row_sums.squares;
@@ -215,7 +206,8 @@ __device__ inline void write_residues_fp32(const float (&x)[16], int n, signed c
 // converts 16 consecutive elements of its row.
 extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const __grid_constant__ ozaki::PassArgs p) {
   follow_previous_grid();
-  __shared__ float tile[32][kTileRow];
+  constexpr int kTiles = ozaki::kResidueColumns / 32;
+  __shared__ float tile[kTiles][32][33];
   const ozaki::PassOperand& x = operand(p);
   const long long r0 = (long long)blockIdx.y * 32, c0 = (long long)blockIdx.x * ozaki::kResidueColumns;
   if (r0 >= x.rows) return;
@@ -230,11 +222,12 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_residues(const __grid_co
 #pragma unroll
     for (int u = 0; u < 4; ++u) load_run4(&elements[4 * u], x.x + gr * x.sr, c0 + c + 4 * u, p.k);
   } else {
-    load_tile(tile, x, p.k, r0, c0);
+#pragma unroll
+    for (int t = 0; t < kTiles; ++t) load_tile(tile[t], x, p.k, r0, c0 + 32 * t);
     __syncthreads();
     if (gr >= x.rows) return;
 #pragma unroll
-    for (int i = 0; i < 16; ++i) elements[i] = tile_at(tile, row, c + i);
+    for (int i = 0; i < 16; ++i) elements[i] = tile[c / 32][row][c % 32 + i];
   }
   const ozaki::Bits bits = ozaki::bits(n);
   const int q = blockIdx.z ? bits.b : bits.a, e = x.exponent[gr];
