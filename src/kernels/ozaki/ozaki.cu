@@ -101,7 +101,7 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
 // row when K is (16-byte loads where the rows start on 16 bytes, else 128 bytes per load), else 32
 // columns of the 8 rows per 256 threads (8 · 4-byte pieces: every 32-byte sector used). Many small
 // blocks (latency).
-extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
+extern "C" __global__ void __launch_bounds__(256, 5) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
   follow_previous_grid();
   constexpr int kLanes = 32, kUnroll = 8;  // threads per row, loads in flight per thread
   static_assert(ozaki::kScanRows * kLanes == 256, "a block is 256 threads");
@@ -127,17 +127,14 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_consta
       ozaki::add_chunk(sums, v[1]);
     }
   } else if (gr < x.rows)
-    // Two chunks' loads in flight (16 a thread; 8 left the strided operand's scan at half the
-    // K-contiguous rate, perf-log 114).
-    for (long long c0 = lane; c0 < p.k; c0 += kLanes * 2 * kUnroll) {
-      float v[2][kUnroll];
+    for (long long c0 = lane; c0 < p.k; c0 += kLanes * kUnroll) {
+      float v[kUnroll];
 #pragma unroll
-      for (int u = 0; u < 2 * kUnroll; ++u) {
+      for (int u = 0; u < kUnroll; ++u) {
         const long long c = c0 + kLanes * u;
-        v[u / kUnroll][u % kUnroll] = c < p.k ? fabsf(x.x[gr * x.sr + c * x.sk]) : 0.0f;
+        v[u] = c < p.k ? fabsf(x.x[gr * x.sr + c * x.sk]) : 0.0f;
       }
-      ozaki::add_chunk(sums, v[0]);
-      ozaki::add_chunk(sums, v[1]);
+      ozaki::add_chunk(sums, v);
     }
   part_squares[row][lane] = sums.squares, part_logs[row][lane] = sums.logs;
   part_nonzero[row][lane] = sums.nonzero, part_finite[row][lane] = sums.finite;
