@@ -101,7 +101,7 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
 // row when K is (16-byte loads where the rows start on 16 bytes, else 128 bytes per load), else 32
 // columns of the 8 rows per 256 threads (8 · 4-byte pieces: every 32-byte sector used). Many small
 // blocks (latency).
-extern "C" __global__ void __launch_bounds__(256, 5) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
+extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
   follow_previous_grid();
   constexpr int kLanes = 32, kUnroll = 8;  // threads per row, loads in flight per thread
   static_assert(ozaki::kScanRows * kLanes == 256, "a block is 256 threads");
