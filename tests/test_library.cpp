@@ -119,6 +119,11 @@ TEST(Dispatch, SixteenRowTensorTileSplitsIntoEvenRounds) {
   auto down = pick(g, shape(8, 4096, 16384, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
   EXPECT_EQ(tile_of(down), "16x128x32") << down.why;
   EXPECT_EQ(down.splits, 8) << down.why;
+  // A lone block reads at 0.65 of its SM's share, not half: 8x1024x4096 NT split 16 (128 blocks, one
+  // an SM) 14.6 us against split 28's 16.4 (perf-log 115).
+  auto small = pick(g, shape(8, 1024, 4096, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
+  EXPECT_EQ(tile_of(small), "16x128x32") << small.why;
+  EXPECT_EQ(small.splits, 16) << small.why;
 }
 
 // strict_fp32 at most 8 rows (perf-log 70): the 8-row warptiled tile, in NT and NN and as the

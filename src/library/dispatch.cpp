@@ -347,16 +347,23 @@ struct Estimate {
 
 // A read-bound kernel's time over its reads at the full bandwidth (read_rounds): each round of up to
 // `slots` resident blocks takes its busiest SM's blocks at an SM's share of the bandwidth, or the
-// round's blocks at the share two blocks an SM reach (streams, below). Measured on dmma 16x128 at
-// 8x32768x8192 NT: split 2 (512 blocks over 396 slots: a round of 116 after the first) 396 us,
-// split 1 (256, two an SM) 298, split 3 (768) 300 (factors 1.29, 1.03, 1.03); 8x4096x16384: split
-// 11 (352: three on 88 SMs, two on 44) 87.8 us against split 8's 82.0 (1.125 against 1.03;
-// results/h200/dmma/splits-84cd37d, perf-log 113).
+// round's blocks where each alone on its SM reads at kLoneReadShare of that share. Measured on dmma
+// 16x128 at 8x32768x8192 NT: split 2 (512 blocks over 396 slots: a round of 116 after the first) 396
+// us, split 1 (256, two an SM) 298, split 3 (768) 300 (factors 1.17, 1.03, 1.03 here, 1.33 measured);
+// 8x4096x16384: split 11 (352: three on 88 SMs, two on 44) 87.8 us against split 8's 82.0 (1.125
+// against 1.03; results/h200/dmma/splits-84cd37d, perf-log 113).
+// A lone block reads at 0.65 of its SM's share: over that sweep's 14 8-row layers, 0.5 (the share two
+// blocks an SM reach, as at db9e06d) took 8x1024x4096 NT to split 28 (16.4 us at 7d4c2cd) where 16,
+// 128 lone blocks, ran 14.6 (and 8x768x3072 to 24, 13.9 us, where 16 ran 12.7); 0.8 (8x16384x4096 NT
+// split 1 against 2, net of ~8 us of fixed costs) takes 8x3072x1024 to split 5 where 8 measured best;
+// 0.65 takes the sweep's best on 12 of the 14, and on two an unmeasured split between two measured
+// within 10 % of the best (8x3072x768 split 5, 8x768x3072 split 20; perf-log 115).
+constexpr double kLoneReadShare = 0.65;
 double read_rounds_factor(const GpuModel& gpu, double blocks, double slots) {
   double sum = 0;
   for (double left = blocks; left > 0; left -= slots) {
     const double b = std::min(left, slots);
-    sum += std::max({std::ceil(b / gpu.sms) * gpu.sms, b, 2.0 * gpu.sms});
+    sum += std::max({std::ceil(b / gpu.sms) * gpu.sms, b, gpu.sms / kLoneReadShare});
   }
   return sum / blocks;
 }
