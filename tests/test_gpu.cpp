@@ -63,6 +63,7 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=2,group=1"},
                                 {"warptiled", "splitk=3"}, {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5"},
                                 {"warptiled", "tile=8x128x32,warp=8x64,vpt=4x4,stages=4,splitk=3"},
+                                {"warptiled", "tile=128x48x32,warp=32x48,vpt=4x12,stages=3,splitk=3"},
                                 {"tf32", "mode=1x"}, {"tf32", "split=truncate,tile=64x128x16,warp=32x32,stages=2"},
                                 {"wgmma", "mode=1x,tile=128x256x32,accum=tc,stages=4"},
                                 {"wgmma", "tile=256x128x16,accum=tc,stages=4,order=big-first"},

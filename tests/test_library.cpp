@@ -126,6 +126,17 @@ TEST(Dispatch, SixteenRowTensorTileSplitsIntoEvenRounds) {
   EXPECT_EQ(small.splits, 16) << small.why;
 }
 
+// strict_fp32 with 33-48 columns: the 48-wide tile pads less than 64 (db-35x8457x2048-NT 71.7 us
+// against 128x64's 81.8; perf-log 116). 64 columns keep the 64-wide tiles.
+TEST(Dispatch, FortyEightColumnsTakeTheFortyEightWideTile) {
+  for (auto g : {GpuModel::h100(), GpuModel::h200()}) {
+    auto d = pick(g, shape(35, 8457, 2048, Layout::col_major, Trans::no, Trans::yes), MathMode::strict_fp32);
+    EXPECT_EQ(tile_of(d), "128x48x32") << d.why;
+    auto wide = pick(g, shape(8192, 64, 4096), MathMode::strict_fp32);
+    EXPECT_NE(tile_of(wide), "128x48x32") << wide.why;
+  }
+}
+
 // strict_fp32 at most 8 rows (perf-log 70): the 8-row warptiled tile, in NT and NN and as the
 // transposed product of 8 columns (1.3-1.6x cuBLAS SGEMM at 8x16384x4096 NT and 8x4096x16384 NT,
 // where 16x128 ran 0.84-1.06x); at 16 rows 16x128, which reads op(B) once where two rows of 8-row
