@@ -136,8 +136,9 @@ const Candidate kSimt[] = {
     {"warptiled", "tile=32x128x16,warp=32x32,vpt=4x8,stages=4", 96, 0.45, Candidate::simt, 0, 0.67},
     {"warptiled", "tile=128x32x16,warp=32x32,vpt=8x4,stages=4", 96, 0.45, Candidate::simt, 0, 0.6},
     // 33-48 columns pad less than on 64: db-35x8457x2048-NT split 11 ran 71.7 us where 128x64's
-    // ran 81.8 and 128x32's split 16 86.2 (results/h200/simt/db35-3723f68, perf-log 116).
-    {"warptiled", "tile=128x48x32,warp=32x48,vpt=4x12,stages=3", 219, 0.5, Candidate::simt, 0, 0.6},
+    // ran 81.8 and 128x32's split 16 86.2 (results/h200/simt/db35-3723f68). Rate 0.45: at 0.5 it took
+    // 4096x48x4096 and 10000x45x1000, where hopper-simt ran 2-11 % faster (w48-6d03113, perf-log 116).
+    {"warptiled", "tile=128x48x32,warp=32x48,vpt=4x12,stages=3", 219, 0.45, Candidate::simt, 0, 0.6},
     // Where reads bound it (8 and 16 rows): op(B) read at 2.1 TB/s in NN (rhs-8 and rhs-16 x 4096 x
     // 4096), at 1.6-1.7 K-contiguous (8x12288x4096, 8x16384x4096 NT; results/h100/simt/rows8cal-8bdb406).
     {.family = "warptiled", .params = "tile=16x128x16,warp=16x64,vpt=4x8,stages=4", .regs = 80, .rate = 0.30,

@@ -296,14 +296,20 @@ __device__ inline void wgmma_s8(int (&d)[128], unsigned long long a, unsigned lo
 // Calls f(row, column, values) for each quad of accumulator elements a consumer thread holds of a
 // warpgroup's MW x 64 rows of a tile at (r0, c0): values d[4j .. 4j + 3], at row 16·warp + lane/4,
 // columns 8j + 2·(lane%4) + {0,1} (d[4j + {0,1}]) and the same columns eight rows below.
+// each_quad_at passes the quad's indices too, f(i, j, row, column, values), for callers that keep
+// per-row (i) and per-column-pair (j) values of their own.
 template <int MW, int R, class T, class F>
-__device__ inline void each_quad(T (&acc)[MW][R], long long r0, long long c0, int warp, int lane, F f) {
+__device__ inline void each_quad_at(T (&acc)[MW][R], long long r0, long long c0, int warp, int lane, F f) {
 #pragma unroll
   for (int i = 0; i < MW; ++i) {
     const long long r = r0 + i * 64 + warp * 16 + lane / 4;
 #pragma unroll
-    for (int j = 0; j < R / 4; ++j) f(r, c0 + j * 8 + 2 * (lane % 4), &acc[i][4 * j]);
+    for (int j = 0; j < R / 4; ++j) f(i, j, r, c0 + j * 8 + 2 * (lane % 4), &acc[i][4 * j]);
   }
+}
+template <int MW, int R, class T, class F>
+__device__ inline void each_quad(T (&acc)[MW][R], long long r0, long long c0, int warp, int lane, F f) {
+  each_quad_at(acc, r0, c0, warp, lane, [&](int, int, long long r, long long c, const T* d) { f(r, c, d); });
 }
 
 // The same, f(row, column, value) for each element.

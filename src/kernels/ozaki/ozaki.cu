@@ -336,6 +336,9 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
     const double scale = ldexp(modulus_product, -(bits.a + bits.b));
     const int* exp_a = info->exponent;
     const int* exp_b = info->exponent + g.m;
+    // C's rows take 8-byte stores of column pairs where its start and row pitch allow them.
+    const bool c_pairs =
+        g.c_col == 1 && ((reinterpret_cast<unsigned long long>(g.c) | (unsigned long long)(g.c_row * 4)) & 7) == 0;
     int round_slot = 0;
     for (long long u = first; u < units; u += step) {
       long long tm, tn;
@@ -376,14 +379,34 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
           for (int j = 0; j < BN / 2; ++j) fraction[i][j] = ozaki::crt_accumulate(fraction[i][j], acc[i][j], step);
       }
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
+      // The exponents of the thread's rows (two per m64 block), once before any element, and each
+      // quad's two columns ahead of its four elements: loaded beside each element, behind its
+      // branches and after the previous stores (which may alias them), they were one load in flight
+      // at a time. (Every column's ahead of the first element too spilled: the sums hold 128 registers.)
+      int row_exp[MW][2];
+      const long long row = r0 + warp * 16 + lane / 4;
+#pragma unroll
+      for (int i = 0; i < MW; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) row_exp[i][h] = row + 64 * i + 8 * h < g.m ? __ldg(exp_a + row + 64 * i + 8 * h) : 0;
       bool nonfinite = false;
-      each_element(fraction, r0, c0, warp, lane, [&](long long r, long long c, unsigned long long f) {
-        if (r >= g.m || c >= g.n) return;
-        const int ea = exp_a[r], eb = exp_b[c];
-        const bool finite = ea != ozaki::kNonFinite && eb != ozaki::kNonFinite;
-        nonfinite |= !finite;
-        if (finite) gl::store_c(g, r, c, float(ozaki::rebuild(f, scale, ea + eb)));
-      });
+      // A pair of adjacent columns of a row in one store where both are finite (C's rows allowing).
+      auto store_pair = [&](long long r, long long c, int er, const int (&ec)[2], unsigned long long f0,
+                            unsigned long long f1) {
+        const bool finite[2] = {er != ozaki::kNonFinite && ec[0] != ozaki::kNonFinite,
+                                er != ozaki::kNonFinite && ec[1] != ozaki::kNonFinite};
+        const float v[2] = {float(ozaki::rebuild(f0, scale, er + ec[0])), float(ozaki::rebuild(f1, scale, er + ec[1]))};
+        if (finite[0] && finite[1]) return gl::store_c_run<2>(g, r, c, v, c_pairs);
+        nonfinite = true;
+        if (finite[0]) gl::store_c(g, r, c, v[0]);
+        if (finite[1]) gl::store_c(g, r, c + 1, v[1]);
+      };
+      each_quad_at(fraction, r0, c0, warp, lane,
+                   [&](int i, int, long long r, long long c, const unsigned long long* f) {
+                     const int col_exp[2] = {c < g.n ? exp_b[c] : 0, c + 1 < g.n ? exp_b[c + 1] : 0};
+                     store_pair(r, c, row_exp[i][0], col_exp, f[0], f[1]);
+                     store_pair(r + 8, c, row_exp[i][1], col_exp, f[2], f[3]);
+                   });
       // Elements whose row or column holds Inf or NaN are summed again in FP32 (cuBLAS's pattern), in
       // a pass of their own: inlined at every element, that loop cost the finite tiles a fifth of
       // their time (branches around each store); calling it out of line slowed the K loop.
