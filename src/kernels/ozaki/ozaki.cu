@@ -379,10 +379,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
           for (int j = 0; j < BN / 2; ++j) fraction[i][j] = ozaki::crt_accumulate(fraction[i][j], acc[i][j], step);
       }
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
-      // The exponents of the thread's rows (two per m64 block), once before any element, and each
-      // quad's two columns ahead of its four elements: loaded beside each element, behind its
-      // branches and after the previous stores (which may alias them), they were one load in flight
-      // at a time. (Every column's ahead of the first element too spilled: the sums hold 128 registers.)
+      // The exponents of the thread's rows (two per m64 block) and of the tile's columns (spread over
+      // the warp, QuadColumns), before any element: loaded beside each element, behind its branches
+      // and after the previous stores (which may alias them), they were one load in flight at a time
+      // (perf-log 118). (Every column's in each thread spilled: the sums hold 128 registers.)
+      hopper::QuadColumns<BN> col_exp;
+      col_exp.load(lane, [&](int c) { return c0 + c < g.n ? exp_b[c0 + c] : 0; });
       int row_exp[MW][2];
       const long long row = r0 + warp * 16 + lane / 4;
 #pragma unroll
@@ -402,10 +404,11 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         if (finite[1]) gl::store_c(g, r, c + 1, v[1]);
       };
       each_quad_at(fraction, r0, c0, warp, lane,
-                   [&](int i, int, long long r, long long c, const unsigned long long* f) {
-                     const int col_exp[2] = {c < g.n ? exp_b[c] : 0, c + 1 < g.n ? exp_b[c + 1] : 0};
-                     store_pair(r, c, row_exp[i][0], col_exp, f[0], f[1]);
-                     store_pair(r + 8, c, row_exp[i][1], col_exp, f[2], f[3]);
+                   [&](int i, int j, long long r, long long c, const unsigned long long* f) {
+                     int ec[2];
+                     col_exp.quad(j, lane, ec);
+                     store_pair(r, c, row_exp[i][0], ec, f[0], f[1]);
+                     store_pair(r + 8, c, row_exp[i][1], ec, f[2], f[3]);
                    });
       // Elements whose row or column holds Inf or NaN are summed again in FP32 (cuBLAS's pattern), in
       // a pass of their own: inlined at every element, that loop cost the finite tiles a fifth of
