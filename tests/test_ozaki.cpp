@@ -11,6 +11,7 @@
 
 #include "gemmlab/error.hpp"
 #include "kernels/common/ozaki_math.cuh"
+#include "kernels/common/quad_columns.cuh"
 #include "kernels/family.hpp"
 #include "launch/launcher.hpp"
 
@@ -351,3 +352,22 @@ TEST(Ozaki, PlaneRowsAreAnOddNumberOfLinesApart) {
 
 }  // namespace
 }  // namespace gemmlab
+
+// The epilogue's column exponents (hopper::QuadColumns): every column of a 64-, 128- or 256-wide
+// tile held by one lane and register, and each quad's two columns found where they are held.
+TEST(Ozaki, QuadColumnsHoldEachColumnOnce) {
+  for (int width : {64, 128, 256}) {
+    std::vector<int> held(width, 0);
+    for (int lane = 0; lane < 32; ++lane)
+      for (int k = 0; k < quad::registers(width); ++k)
+        if (const int c = quad::held_column(lane, k); c < width) ++held[c];
+    for (int c = 0; c < width; ++c) EXPECT_EQ(held[c], 1) << "width " << width << " column " << c;
+    for (int j = 0; j < width / 8; ++j)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int t = 0; t < 2; ++t) {
+          ASSERT_LT(quad::slot(j, t), quad::registers(width));
+          EXPECT_EQ(quad::held_column(quad::holder(j, lane), quad::slot(j, t)), 8 * j + 2 * (lane % 4) + t)
+              << "width " << width << " quad " << j << " lane " << lane;
+        }
+  }
+}

@@ -22,6 +22,7 @@ extern const char* const split_tail_source;
 extern const char* const hopper_source;
 extern const char* const ozaki_math_source;
 extern const char* const tma_swizzle_source;
+extern const char* const quad_columns_source;
 extern const char* const grid_dependency_source;
 }
 
@@ -43,6 +44,7 @@ constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
                                {"hopper.cuh", &embedded::hopper_source},
                                {"ozaki_math.cuh", &embedded::ozaki_math_source},
                                {"tma_swizzle.cuh", &embedded::tma_swizzle_source},
+                               {"quad_columns.cuh", &embedded::quad_columns_source},
                                {"grid_dependency.cuh", &embedded::grid_dependency_source}};
 
 void check(nvrtcResult r, const char* what) {

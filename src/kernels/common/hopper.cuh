@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gemm_args.h"
+#include "quad_columns.cuh"
 #include "tma_swizzle.cuh"
 
 namespace hopper {
@@ -308,28 +309,25 @@ __device__ inline void each_quad_at(T (&acc)[MW][R], long long r0, long long c0,
   }
 }
 // A per-column value (an exponent, a scale) for each_quad_at's quads of a WIDTH-wide tile, read
-// once a tile with every lane holding a share of the columns (WIDTH / 32 registers, at least 4),
-// then passed by shuffles to the lanes whose quads need them: the loads issue together, where a
-// load per quad (after the previous quad's stores, which may alias it) waited a round trip each.
-// Lane s holds column 16g + 8p + 2(s % 4) + t in register 2(2(g / 8) + p) + t, g % 8 = s / 4.
+// once a tile with every lane holding a share of the columns (quad_columns.cuh), then passed by
+// shuffles to the lanes whose quads need them: the loads issue together, where a load per quad
+// (after the previous quad's stores, which may alias it) waited a round trip each.
 template <int WIDTH>
 struct QuadColumns {
-  static constexpr int R = WIDTH <= 128 ? 4 : WIDTH / 32;
-  int v[R];
+  int v[quad::registers(WIDTH)];
   // value_at(column of the tile) for each column this lane holds.
   template <class F>
   __device__ void load(int lane, F value_at) {
 #pragma unroll
-    for (int k = 0; k < R; ++k) {
-      const int g = 8 * (k / 4) + lane / 4, column = 16 * g + 8 * (k / 2 % 2) + 2 * (lane % 4) + k % 2;
+    for (int k = 0; k < quad::registers(WIDTH); ++k) {
+      const int column = quad::held_column(lane, k);
       v[k] = column < WIDTH ? value_at(column) : 0;
     }
   }
-  // Quad j's two columns (j * 8 + 2 (lane % 4) + {0, 1}); every lane of the warp calls it with the same j.
-  __device__ void quad(int j, int lane, int (&out)[2]) const {
-    const int holder = 4 * (j / 2 % 8) + lane % 4;
+  // Quad j's two columns; every lane of the warp calls it with the same j.
+  __device__ void of_quad(int j, int lane, int (&out)[2]) const {
 #pragma unroll
-    for (int t = 0; t < 2; ++t) out[t] = __shfl_sync(0xffffffffu, v[2 * (2 * (j / 16) + j % 2) + t], holder);
+    for (int t = 0; t < 2; ++t) out[t] = __shfl_sync(0xffffffffu, v[quad::slot(j, t)], quad::holder(j, lane));
   }
 };
 

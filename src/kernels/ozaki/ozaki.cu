@@ -406,7 +406,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       each_quad_at(fraction, r0, c0, warp, lane,
                    [&](int i, int j, long long r, long long c, const unsigned long long* f) {
                      int ec[2];
-                     col_exp.quad(j, lane, ec);
+                     col_exp.of_quad(j, lane, ec);
                      store_pair(r, c, row_exp[i][0], ec, f[0], f[1]);
                      store_pair(r + 8, c, row_exp[i][1], ec, f[2], f[3]);
                    });
