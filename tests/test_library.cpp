@@ -126,6 +126,21 @@ TEST(Dispatch, SixteenRowTensorTileSplitsIntoEvenRounds) {
   EXPECT_EQ(small.splits, 16) << small.why;
 }
 
+// ozaki's pre-passes priced by the operands' layout (perf-log 119): a strided op(B)ᵀ (row-major NN)
+// costs more than a K-contiguous one (NT), and the H200's 4096-token layers of K <= 3072 run it
+// (tf768-down-T4096: ozaki predicted under kstep's measured 310 us).
+TEST(Dispatch, OzakiPricesStridedOperandsAboveKContiguousOnes) {
+  auto g = GpuModel::h200();
+  auto nn = pick(g, shape(8192, 8192, 8192), MathMode::tensor_fp32);
+  auto nt = pick(g, shape(8192, 8192, 8192, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
+  ASSERT_EQ(nn.family, "ozaki") << nn.why;
+  ASSERT_EQ(nt.family, "ozaki") << nt.why;
+  EXPECT_GT(nn.predicted_us, nt.predicted_us * 1.05);
+  auto layer = pick(g, shape(4096, 768, 3072, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
+  EXPECT_EQ(layer.family, "ozaki") << layer.why;
+  EXPECT_LT(layer.predicted_us, 300.0) << layer.why;
+}
+
 // strict_fp32 with 33-48 columns: the 48-wide tile pads less than 64 (db-35x8457x2048-NT 71.7 us
 // against 128x64's 81.8; perf-log 116). 64 columns keep the 64-wide tiles.
 TEST(Dispatch, FortyEightColumnsTakeTheFortyEightWideTile) {

@@ -630,16 +630,17 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 }
 
 // ozaki: the pre-passes read op(A) and op(B) twice (the scan, the residues) and write n int8
-// planes, at about half the bandwidth (1.42 TB/s of 3.0 at 8192³ since their parameters stay in
-// place: ncu's 18 % of the call at 6658e8f, perf-log 48; a third before); then each
-// persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of ktiles K tiles, with a
-// fixed cost per modulus (the drain and the CRT step). Constants from the 8-modulus times at 4096³
-// and 8192³ (results/h100/fp32-accurate.json, f3d4db3: the CRT step in integers, the epilogue
-// without ldexp): 0.373 us per 128x128x128 INT8 K tile on an H100 SM; the cost per modulus boundary
-// refitted on the 23 ozaki calls under 16384 of results/h100/corpus-tensor-fp32.json and
-// candidates-faff25b (relative least squares, the K-tile rate and pass share held): 2.64 us, not
-// the first fit's 3.73, which ran the model 8-15 % over at K = 768-1760 (perf-log 85).
-constexpr double kOzakiKtileUs = 0.373, kOzakiModulusUs = 2.64, kOzakiPassShare = 0.47;
+// planes, an operand contiguous along K at a larger share of the bandwidth than a strided one
+// (16-byte loads of whole rows, perf-log 111b; a strided operand costs the passes ~2x, perf-log
+// 114); then each persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of ktiles
+// K tiles, with a fixed cost per modulus (the drain, the CRT step and the epilogue's share).
+// Fitted (scripts/fit-ozaki-model.py, perf-log 119) on the 25 unpeeled ozaki calls of the H200's
+// corpus at e8260a6 whose clock stayed above 1.9 GHz (results/h200/library/corpus-e8260a6): 0.335 us
+// per 128x128x128 INT8 K tile (ncu's K sweep: 540 cycles at 1.35 GHz, 95 % of the tensor pipe), 2.6
+// us per modulus, pass shares 0.65 and 0.3: rms 3.7 %, where the H100 fit of perf-log 85 (0.373 /
+// 2.64 / 0.47) ran 8-29 % over them. The calls held by the power limit (1.4-1.8 GHz, products of
+// 3 ms and more) run up to 17 % over the model; ozaki leads there by 1.5x or more.
+constexpr double kOzakiKtileUs = 0.335, kOzakiModulusUs = 2.6, kOzakiKContigShare = 0.65, kOzakiStridedShare = 0.3;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
   auto& t = v.at("tile");
   const int n = ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m, p.n);
@@ -650,7 +651,11 @@ Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v)
   const double speed = gpu.fp32_tflops / gpu.sms / (64.3 / 132);
   const double ktile_us = kOzakiKtileUs * double(t[0] * t[1]) / (128.0 * 128.0) / speed;
   const double t_gemm = rounds * n * (kp / 128 * ktile_us + kOzakiModulusUs / speed) * 1e-6;
-  const double t_pre = (8.0 * rows * p.k + double(n) * rows * kp) / (kOzakiPassShare * bw);
+  // Canonical row-major: op(A) is K-contiguous untransposed, op(B)ᵀ transposed.
+  auto pass_s = [&](double r, bool k_contig) {
+    return (8.0 * r * p.k + double(n) * r * kp) / ((k_contig ? kOzakiKContigShare : kOzakiStridedShare) * bw);
+  };
+  const double t_pre = pass_s(double(p.m), p.trans_a == Trans::no) + pass_s(double(p.n), p.trans_b == Trans::yes);
   const double t_store = 4.0 * double(p.m) * double(p.n) * (p.beta != 0.0f ? 2 : 1) / (kWgmmaStoreShare * bw);
   Estimate e;
   e.waves = double(tiles) / gpu.sms;
