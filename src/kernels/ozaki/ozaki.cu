@@ -390,7 +390,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 #pragma unroll
       for (int i = 0; i < MW; ++i)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) row_exp[i][h] = row + 64 * i + 8 * h < g.m ? __ldg(exp_a + row + 64 * i + 8 * h) : 0;
+        for (int h = 0; h < 2; ++h) {
+          const long long r = row + 64 * i + 8 * h;
+          row_exp[i][h] = r < g.m ? __ldg(exp_a + r) : 0;
+        }
       bool nonfinite = false;
       // A pair of adjacent columns of a row in one store where both are finite (C's rows allowing).
       auto store_pair = [&](long long r, long long c, int er, const int (&ec)[2], unsigned long long f0,
