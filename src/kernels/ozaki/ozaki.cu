@@ -400,7 +400,10 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
                             unsigned long long f1) {
         const bool finite[2] = {er != ozaki::kNonFinite && ec[0] != ozaki::kNonFinite,
                                 er != ozaki::kNonFinite && ec[1] != ozaki::kNonFinite};
-        const float v[2] = {float(ozaki::rebuild(f0, scale, er + ec[0])), float(ozaki::rebuild(f1, scale, er + ec[1]))};
+        // Rebuilt before the test (no branch between them); a non-finite row's or column's marker
+        // would overflow a signed sum, so the exponents add as unsigned (the value is not stored).
+        const int e[2] = {int(unsigned(er) + unsigned(ec[0])), int(unsigned(er) + unsigned(ec[1]))};
+        const float v[2] = {float(ozaki::rebuild(f0, scale, e[0])), float(ozaki::rebuild(f1, scale, e[1]))};
         if (finite[0] && finite[1]) return gl::store_c_run<2>(g, r, c, v, c_pairs);
         nonfinite = true;
         if (finite[0]) gl::store_c(g, r, c, v[0]);
