@@ -394,6 +394,29 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
           const long long r = row + 64 * i + 8 * h;
           row_exp[i][h] = r < g.m ? __ldg(exp_a + r) : 0;
         }
+      // The common tile: wholly inside C, every row and column finite, pairs storable, beta 0. Its
+      // stores need no test, so the quads' rebuilds issue back to back (with a branch around each
+      // pair's store, one pair's conversions were in flight at a time).
+      bool plain = r0 + WG_M <= g.m && c0 + BN <= g.n && c_pairs && g.beta == 0.0f && !ABLATE_NO_STORE;
+#pragma unroll
+      for (int i = 0; i < MW; ++i) plain &= row_exp[i][0] != ozaki::kNonFinite && row_exp[i][1] != ozaki::kNonFinite;
+#pragma unroll
+      for (int k = 0; k < quad::registers(BN); ++k) plain &= col_exp.v[k] != ozaki::kNonFinite;
+      if (__all_sync(0xffffffffu, plain)) {
+        each_quad_at(fraction, r0, c0, warp, lane,
+                     [&](int i, int j, long long r, long long c, const unsigned long long* f) {
+                       int ec[2];
+                       col_exp.of_quad(j, lane, ec);
+#pragma unroll
+                       for (int h = 0; h < 2; ++h) {
+                         const int e = row_exp[i][h];
+                         const float2 v = {g.alpha * float(ozaki::rebuild(f[2 * h], scale, e + ec[0])),
+                                           g.alpha * float(ozaki::rebuild(f[2 * h + 1], scale, e + ec[1]))};
+                         *reinterpret_cast<float2*>(g.c + (r + 8 * h) * g.c_row + c) = v;
+                       }
+                     });
+        continue;
+      }
       bool nonfinite = false;
       // A pair of adjacent columns of a row in one store where both are finite (C's rows allowing).
       auto store_pair = [&](long long r, long long c, int er, const int (&ec)[2], unsigned long long f0,
