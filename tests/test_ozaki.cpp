@@ -167,7 +167,8 @@ TEST(Ozaki, TheCrtRebuildsExactProductsFromTheirResidues) {
         b[i] = std::rintl((trial % 10 ? u(rng) : edge) * std::ldexp(1.0, q.b) / std::sqrt(double(k)));
         x += a[i] * b[i];
       }
-      unsigned long long fraction = 0;
+      unsigned long long fraction = 0, whole = 0;  // P reduced (crt_accumulate), P added whole (crt_add)
+      long double whole_bound = std::ldexp(mprod, -50);
       for (int l = 0; l < n; ++l) {
         const int m = ozaki::modulus(l);
         long long p = 0;
@@ -178,9 +179,13 @@ TEST(Ozaki, TheCrtRebuildsExactProductsFromTheirResidues) {
         p += m * (std::uniform_int_distribution<long long>(-room, room)(rng));
         ASSERT_LE(std::llabs(p), (1ll << 31) - 1);
         fraction = ozaki::crt_accumulate(fraction, int(p), ozaki::crt_step(l, n));
+        whole = ozaki::crt_add(whole, int(p), ozaki::crt_step(l, n));
+        whole_bound += mprod * std::ldexp((long double)(std::llabs(p) / 2 + 1), -64);  // |P| · |w - 2^64 y / m|
       }
       const long double rebuilt = (long double)ozaki::rebuild(fraction, 1.0, 0) * mprod;  // X / M, times M
       ASSERT_LE(std::fabs(rebuilt - x), std::ldexp(mprod, -50)) << "n=" << n << " k=" << k;
+      const long double rebuilt_whole = (long double)ozaki::rebuild(whole, 1.0, 0) * mprod;
+      ASSERT_LE(std::fabs(rebuilt_whole - x), whole_bound) << "n=" << n << " k=" << k;
     }
   }
   // The step's extremes: the largest INT32 products of either sign, every modulus.
@@ -195,6 +200,34 @@ TEST(Ozaki, TheCrtRebuildsExactProductsFromTheirResidues) {
         off -= std::rintl(off);  // mod 1
         EXPECT_LE(std::fabs(double(off)), std::ldexp(1.0, -54)) << n << " " << l << " " << p;
       }
+}
+
+// Whole products (crt_add) only where their worst case stays within kCrtShare of the contract: on
+// normal inputs, the large products and short K; reduced for the small products at long K, and for
+// every product once the spread is large.
+TEST(Ozaki, CrtStepsReduceWhereAWholeProductCouldCostTheContract) {
+  const ozaki::Spread normal = ozaki::kNormalSpread;
+  EXPECT_FALSE(ozaki::crt_reduces(7, normal, 8192, 8192, 8192));
+  EXPECT_FALSE(ozaki::crt_reduces(8, normal, 1024, 1024, 1024));
+  EXPECT_TRUE(ozaki::crt_reduces(8, normal, 65536, 256, 256));
+  EXPECT_TRUE(ozaki::crt_reduces(7, {1000, 1000}, 1024, 8192, 8192));
+  for (long long mn : {64ll, 1024ll, 2048ll, 16384ll})
+    for (int moduli = ozaki::kMinModuli; moduli <= ozaki::kMaxModuli; ++moduli)
+      for (float spread : {1.0f, 1.89f, 30.0f})
+        for (long long k = 1; k <= ozaki::kMaxK; k *= 2) {
+          const ozaki::Spread s{spread, spread};
+          const bool reduces = ozaki::crt_reduces(moduli, s, k, mn, mn);
+          if (!reduces)
+            EXPECT_LE(ozaki::unreduced_crt_error(moduli, s, k), ozaki::kCrtShare * ozaki::target(k, mn, mn));
+          // Longer K (where the target does not grow), more moduli or a larger spread never drop
+          // the reduction.
+          if (reduces) {
+            if (ozaki::target(2 * k, mn, mn) <= ozaki::target(k, mn, mn))
+              EXPECT_TRUE(ozaki::crt_reduces(moduli, s, 2 * k, mn, mn)) << k << " " << mn;
+            EXPECT_TRUE(ozaki::crt_reduces(moduli + 1, s, k, mn, mn)) << k << " " << mn;
+            EXPECT_TRUE(ozaki::crt_reduces(moduli, {2 * spread, spread}, k, mn, mn)) << k << " " << mn;
+          }
+        }
 }
 
 TEST(Ozaki, CrtInversesInvertTheCofactors) {

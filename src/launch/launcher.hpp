@@ -48,6 +48,8 @@ struct PackedOperands {
   }
   size_t info_bytes() const { return offsetof(ozaki::Info, exponent) + 4 * size_t(m + n); }
 };
+static_assert(offsetof(ozaki::Info, exponent) == ozaki::kInfoHeaderWords * sizeof(unsigned),
+              "the launcher zeroes the whole header of ozaki::Info before the scan");
 
 // Operands read through TMA (KernelFamily::tma_operands): their descriptors without the base
 // address, which each launch adds. An operand TMA cannot read as given is copied first to a

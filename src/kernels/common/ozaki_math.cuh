@@ -167,6 +167,21 @@ OZAKI_HD inline int choose_moduli(Spread s, long long k, long long m, long long 
   return kMaxModuli;
 }
 
+// Whether the product's CRT steps must reduce P modulo m (crt_accumulate) or may add it whole
+// (crt_add: half the integer multiplies of the step, which runs while the tensor cores wait). A
+// whole P leaves |P| · |w - 2^64 y / m| <= K · 2^13 units of 2^-64 per modulus (|P| <= K · 2^14):
+// in X, n · K · 2^13 · M · 2^-64 at most, which times 2^(e_i + e_j - qa - qb) (M < 2^(qa + qb + 3))
+// against the model's (|A||B|)_ij >= 2^(e_i + e_j - 2) / (s_a s_b) is n · K · s_a · s_b · 2^-46: a
+// worst case (every residue at ±128 and of one sign), allowed where it stays within
+// kCrtShare of the target. It is a bound and not an estimate: random residues give ~√K / K of it.
+constexpr double kCrtShare = 1.0 / 16;
+OZAKI_HD inline double unreduced_crt_error(int n, Spread s, long long k) {
+  return double(n) * double(k) * double(s.a) * double(s.b) * ldexp(1.0, -46);
+}
+OZAKI_HD inline bool crt_reduces(int moduli, Spread s, long long k, long long m, long long n) {
+  return unreduced_crt_error(moduli, s, k) > kCrtShare * target(k, m, n);
+}
+
 // Normal inputs' rms / geometric mean of |x| (1 / 0.53): what the model counts on before the data
 // are known.
 constexpr Spread kNormalSpread{1.89f, 1.89f};
@@ -278,19 +293,26 @@ OZAKI_HD inline CrtStep crt_step(int l, int n) {
   return s;
 }
 
-// F += (P mod m) · w (mod 2^64): a high multiply, a multiply-add and a wide multiply-add.
-OZAKI_HD inline unsigned long long crt_accumulate(unsigned long long f, int p, const CrtStep& s) {
-#if defined(__CUDA_ARCH__)
-  const int q = __mulhi(p, s.magic);
-#else
-  const int q = int(((long long)p * s.magic) >> 32);
-#endif
-  const int u = p + q * s.minus_m;  // |u| <= 1.25 m + 1
+// F += U · w (mod 2^64) for any U: a wide multiply-add, and a multiply-add on the upper word.
+OZAKI_HD inline unsigned long long crt_add(unsigned long long f, int u, const CrtStep& s) {
   f += (unsigned long long)((long long)u * s.w_lo);
   // u · w_hi lands on the upper word alone: one multiply-add there (a 64-bit add of it cost an
   // extra add for a carry that is always 0).
   const unsigned upper = unsigned(f >> 32) + unsigned(u) * s.w_hi;
   return (unsigned long long)upper << 32 | unsigned(f);
+}
+// A value congruent to P modulo m, |U| <= 1.25 m + 1: a high multiply and a multiply-add.
+OZAKI_HD inline int reduce_product(int p, const CrtStep& s) {
+#if defined(__CUDA_ARCH__)
+  const int q = __mulhi(p, s.magic);
+#else
+  const int q = int(((long long)p * s.magic) >> 32);
+#endif
+  return p + q * s.minus_m;
+}
+// F += (P mod m) · w (mod 2^64).
+OZAKI_HD inline unsigned long long crt_accumulate(unsigned long long f, int p, const CrtStep& s) {
+  return crt_add(f, reduce_product(p, s), s);
 }
 
 // C from the fixed-point sum: X = F · M · 2^-64 (F read as signed: |X| < M / 2), times
@@ -325,25 +347,26 @@ constexpr int kNonFinite = 0x7fffffff;
 // kResidueColumns columns (the kernels and the launcher's grids).
 constexpr int kScanRows = 8, kResidueColumns = 128;
 
-// What the scan leaves for the residues and the product (GemmArgs::extra). The header's four
+// What the scan leaves for the residues and the product (GemmArgs::extra). The header's five
 // words are zeroed before the scan: spread, the max over op(A)'s rows of rms / gmean (Spread), then
 // op(B)'s (float bits: positive floats order like their bits, so atomicMax on them works); the
-// scan blocks done, so that the last one chooses the moduli once for the call. Then op(A)'s row
-// exponents (M), then op(B)'s (N).
+// scan blocks done, so that the last one chooses the moduli (and whether the CRT steps reduce)
+// once for the call. Then op(A)'s row exponents (M), then op(B)'s (N).
 struct Info {
   unsigned spread[2];
   unsigned done;
   int moduli;
+  int reduce;  // crt_reduces: the product's CRT steps reduce P (crt_accumulate), else crt_add it whole
   int exponent[1];
 };
-constexpr int kInfoHeaderWords = 4;
+constexpr int kInfoHeaderWords = 5;
 
-// The moduli the pre-passes' statistics call for at this K and M x N (a zero: an operand of zero rows).
-OZAKI_HD inline int moduli_of(const unsigned* spread, long long k, long long m, long long n) {
+// The pre-passes' statistics (a zero: an operand of zero rows).
+OZAKI_HD inline Spread spread_of(const unsigned* spread) {
   Spread s;
   if (spread[0]) s.a = float_of_bits(spread[0]);
   if (spread[1]) s.b = float_of_bits(spread[1]);
-  return choose_moduli(s, k, m, n);
+  return s;
 }
 
 }  // namespace ozaki

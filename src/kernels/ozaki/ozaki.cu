@@ -81,7 +81,7 @@ __device__ inline void load_run4(float* v, const float* row, long long c, long l
 __device__ inline void atomic_max_positive(unsigned* where, float v) { atomicMax(where, __float_as_uint(v)); }
 
 // The scan's last block: the moduli for the whole call (fixed, or from the spread of both operands
-// at this K and M x N), once, for every later block to read.
+// at this K and M x N) and whether its CRT steps reduce, once, for every later block to read.
 __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   __shared__ bool last;
   __syncthreads();
@@ -93,8 +93,10 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   if (!last) return;
   __threadfence();
   const unsigned seen[2] = {atomicOr(&p.info->spread[0], 0u), atomicOr(&p.info->spread[1], 0u)};  // from L2
-  const int n = MODULI > 0 ? MODULI : ozaki::moduli_of(seen, p.k, p.op[0].rows, p.op[1].rows);
-  if (threadIdx.x == 0) p.info->moduli = n;
+  const ozaki::Spread s = ozaki::spread_of(seen);
+  const long long m = p.op[0].rows, n = p.op[1].rows;
+  const int moduli = MODULI > 0 ? MODULI : ozaki::choose_moduli(s, p.k, m, n);
+  if (threadIdx.x == 0) p.info->moduli = moduli, p.info->reduce = ozaki::crt_reduces(moduli, s, p.k, m, n);
 }
 
 // kScanRows rows per block over all of K, read along whichever dimension is contiguous: a warp per
@@ -279,6 +281,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   const int wg = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
   const auto* info = static_cast<const ozaki::Info*>(g.extra);
   const int n = info->moduli;
+  const bool reduce = info->reduce != 0;
 
   if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, 4 * CONSUMERS * CLUSTER);
   if (threadIdx.x < n) crt[threadIdx.x] = ozaki::crt_step(threadIdx.x, n);
@@ -373,10 +376,18 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         if (held >= 0) release_slot<CLUSTER>(held, lane, empty);
         fence_operands(acc);
         const ozaki::CrtStep step = crt[l];
+        // The products reduced in place where the call needs it (ozaki::crt_reduces), then added:
+        // two loops over the accumulators, where a branch between two whole CRT steps spilled.
+        if (reduce) {
+#pragma unroll
+          for (int i = 0; i < MW; ++i)
+#pragma unroll
+            for (int j = 0; j < BN / 2; ++j) acc[i][j] = ozaki::reduce_product(acc[i][j], step);
+        }
 #pragma unroll
         for (int i = 0; i < MW; ++i)
 #pragma unroll
-          for (int j = 0; j < BN / 2; ++j) fraction[i][j] = ozaki::crt_accumulate(fraction[i][j], acc[i][j], step);
+          for (int j = 0; j < BN / 2; ++j) fraction[i][j] = ozaki::crt_add(fraction[i][j], acc[i][j], step);
       }
       const long long r0 = tm * BM + wg * WG_M, c0 = tn * BN;
       // The exponents of the thread's rows (two per m64 block) and of the tile's columns (spread over
