@@ -3,14 +3,19 @@
 corpus run: the K tile's and the modulus's cost and the pre-passes' bandwidth shares for a
 K-contiguous and a strided operand, by relative least squares on a grid over the unpeeled ozaki
 calls whose median SM clock stayed above --min-mhz (the power-limited ones run slower than any
-per-cycle model). Prints the fit, its error beside the current constants', and each call.
-Usage: fit-ozaki-model.py CORPUS.json[.gz] [--dram-gbps 4330] [--sms 132] [--min-mhz 1900]"""
+per-cycle model). Prints the fit, its error beside the current constants' (read from dispatch.cpp),
+and each call. --fix-shares keeps the current pre-pass shares (a kernel change that left the passes
+alone) and fits the product's two constants only.
+Usage: fit-ozaki-model.py CORPUS.json[.gz] [--dram-gbps 4330] [--sms 132] [--min-mhz 1900] [--fix-shares]"""
 import argparse
 import gzip
 import itertools
 import json
 import math
+import pathlib
 import re
+
+DISPATCH = pathlib.Path(__file__).resolve().parent.parent / "src" / "library" / "dispatch.cpp"
 
 
 def ceil_div(a, b):
@@ -39,6 +44,12 @@ def model(c, ktile, modulus, kcontig_share, strided_share, bw, sms):
     return (max(t_gemm, t_store) + t_pre) * 1e6 + 8
 
 
+def current_constants():
+    text = DISPATCH.read_text()
+    names = ("kOzakiKtileUs", "kOzakiModulusUs", "kOzakiKContigShare", "kOzakiStridedShare")
+    return tuple(float(re.search(name + r" = ([0-9.]+)", text).group(1)) for name in names)
+
+
 def rms(cs, f):
     return math.sqrt(sum(math.log(f(c) / c["us"]) ** 2 for c in cs) / len(cs))
 
@@ -49,14 +60,16 @@ def main():
     ap.add_argument("--dram-gbps", type=float, default=4814.304 * 3015 / 3352)  # GpuModel::h200()
     ap.add_argument("--sms", type=int, default=132)
     ap.add_argument("--min-mhz", type=float, default=1900)
+    ap.add_argument("--fix-shares", action="store_true")
     a = ap.parse_args()
+    current = current_constants()
     bw = a.dram_gbps * 1e9
     cs = list(calls(a.corpus))
     fit_on = [c for c in cs if c["mhz"] >= a.min_mhz]
-    grid = itertools.product([x / 1000 for x in range(250, 400, 5)], [x / 10 for x in range(0, 40, 1)],
-                             [x / 20 for x in range(6, 21)], [x / 20 for x in range(3, 13)])
+    shares = ([current[2]], [current[3]]) if a.fix_shares else ([x / 20 for x in range(6, 21)],
+                                                                 [x / 20 for x in range(3, 13)])
+    grid = itertools.product([x / 1000 for x in range(250, 400, 5)], [x / 10 for x in range(0, 40, 1)], *shares)
     best = min(grid, key=lambda p: rms(fit_on, lambda c: model(c, *p, bw, a.sms)))
-    current = (0.373, 2.64, 0.47, 0.47)  # the H100 fit of perf-log 85
     for name, p in (("current", current), ("fit", best)):
         f = lambda c: model(c, *p, bw, a.sms)
         print(f"{name}: ktile {p[0]} us, modulus {p[1]} us, shares {p[2]} / {p[3]}: rms {rms(fit_on, f):.3f} "

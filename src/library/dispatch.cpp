@@ -634,13 +634,14 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 // (16-byte loads of whole rows, perf-log 111b; a strided operand costs the passes ~2x, perf-log
 // 114); then each persistent block takes ceil(tiles / SMs) tiles, each a run of n moduli of ktiles
 // K tiles, with a fixed cost per modulus (the drain, the CRT step and the epilogue's share).
-// Fitted (scripts/fit-ozaki-model.py, perf-log 119) on the 25 unpeeled ozaki calls of the H200's
-// corpus at e8260a6 whose clock stayed above 1.9 GHz (results/h200/library/corpus-e8260a6): 0.335 us
-// per 128x128x128 INT8 K tile (ncu's K sweep: 540 cycles at 1.35 GHz, 95 % of the tensor pipe), 2.6
-// us per modulus, pass shares 0.65 and 0.3: rms 3.7 %, where the H100 fit of perf-log 85 (0.373 /
-// 2.64 / 0.47) ran 8-29 % over them. The calls held by the power limit (1.4-1.8 GHz, products of
-// 3 ms and more) run up to 17 % over the model; ozaki leads there by 1.5x or more.
-constexpr double kOzakiKtileUs = 0.335, kOzakiModulusUs = 2.6, kOzakiKContigShare = 0.65, kOzakiStridedShare = 0.3;
+// Fitted (scripts/fit-ozaki-model.py --fix-shares, perf-log 122) on the 25 unpeeled ozaki calls of
+// the H200's corpus at 67e8e30 whose clock stayed above 1.9 GHz (results/h200/library/corpus-67e8e30):
+// 0.325 us per 128x128x128 INT8 K tile, 1.7 us per modulus (the CRT step without its reduction,
+// perf-log 121); pass shares 0.65 and 0.3 kept from perf-log 119's fit (the passes did not change):
+// rms 5.4 %, where 119's constants (0.335 / 2.6) ran 11 % off. The calls held by the power limit
+// (1.4-1.8 GHz, products of 2 ms and more) run up to 18 % over the model; ozaki leads there by 1.5x
+// or more.
+constexpr double kOzakiKtileUs = 0.325, kOzakiModulusUs = 1.7, kOzakiKContigShare = 0.65, kOzakiStridedShare = 0.3;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
   auto& t = v.at("tile");
   const int n = ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m, p.n);
