@@ -638,10 +638,13 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 // the H200's corpus at 67e8e30 whose clock stayed above 1.9 GHz (results/h200/library/corpus-67e8e30):
 // 0.325 us per 128x128x128 INT8 K tile, 1.7 us per modulus (the CRT step without its reduction,
 // perf-log 121); pass shares 0.65 and 0.3 kept from perf-log 119's fit (the passes did not change):
-// rms 5.4 %, where 119's constants (0.335 / 2.6) ran 11 % off. The calls held by the power limit
+// rms 5.4 %, where 119's constants (0.335 / 2.6) ran 11 % off. A call whose CRT steps reduce
+// (ozaki::crt_reduces: small products at long K) pays kOzakiReduceUs more a modulus: the ncu K sweep's
+// difference between the two steps (perf-log 121: 0.8 us at the profiler's clock). The calls held by the power limit
 // (1.4-1.8 GHz, products of 2 ms and more) run up to 18 % over the model; ozaki leads there by 1.5x
 // or more.
-constexpr double kOzakiKtileUs = 0.325, kOzakiModulusUs = 1.7, kOzakiKContigShare = 0.65, kOzakiStridedShare = 0.3;
+constexpr double kOzakiKtileUs = 0.325, kOzakiModulusUs = 1.7, kOzakiKContigShare = 0.65, kOzakiStridedShare = 0.3,
+                 kOzakiReduceUs = 0.55;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {
   auto& t = v.at("tile");
   const int n = ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m, p.n);
@@ -651,7 +654,9 @@ Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v)
   // An H100 SM's rate scaled by the GPU's FFMA rate per SM (64.3 TFLOP/s over 132 SMs there).
   const double speed = gpu.fp32_tflops / gpu.sms / (64.3 / 132);
   const double ktile_us = kOzakiKtileUs * double(t[0] * t[1]) / (128.0 * 128.0) / speed;
-  const double t_gemm = rounds * n * (kp / 128 * ktile_us + kOzakiModulusUs / speed) * 1e-6;
+  const bool reduces = ozaki::crt_reduces(n, ozaki::kNormalSpread, p.k, p.m, p.n);
+  const double modulus_us = (kOzakiModulusUs + (reduces ? kOzakiReduceUs : 0.0)) / speed;
+  const double t_gemm = rounds * n * (kp / 128 * ktile_us + modulus_us) * 1e-6;
   // Canonical row-major: op(A) is K-contiguous untransposed, op(B)ᵀ transposed.
   auto pass_s = [&](double r, bool k_contig) {
     return (8.0 * r * p.k + double(n) * r * kp) / ((k_contig ? kOzakiKContigShare : kOzakiStridedShare) * bw);
