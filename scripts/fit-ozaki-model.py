@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Refit the library's ozaki time model (src/library/dispatch.cpp, ozaki_time) on a tensor_fp32
-corpus run: the K tile's and the modulus's cost (and a reduced CRT step's extra) and the pre-passes' bandwidth shares for a
-K-contiguous and a strided operand, by relative least squares on a grid over the unpeeled ozaki
+corpus run: the K tile's and the modulus's cost, a reduced CRT step's extra, and the pre-passes'
+bandwidth shares for a K-contiguous and a strided operand, by relative least squares on a grid over the unpeeled ozaki
 calls whose median SM clock stayed above --min-mhz (the power-limited ones run slower than any
 per-cycle model). Prints the fit, its error beside the current constants' (read from dispatch.cpp),
 and each call. --fix-shares keeps the current pre-pass shares (a kernel change that left the passes
@@ -83,8 +83,8 @@ def main():
     best = min(grid, key=lambda p: rms(fit_on, lambda c: model(c, *p, bw, a.sms)))
     for name, p in (("current", current), ("fit", best)):
         f = lambda c: model(c, *p, bw, a.sms)
-        print(f"{name}: ktile {p[0]} us, modulus {p[1]} us, shares {p[2]} / {p[3]}, reduction {p[4]} us: rms {rms(fit_on, f):.3f} "
-              f"on {len(fit_on)} calls over {a.min_mhz:.0f} MHz, {rms(cs, f):.3f} on all {len(cs)}")
+        print(f"{name}: ktile {p[0]} us, modulus {p[1]} us, shares {p[2]} / {p[3]}, reduction {p[4]} us: "
+              f"rms {rms(fit_on, f):.3f} on {len(fit_on)} calls over {a.min_mhz:.0f} MHz, {rms(cs, f):.3f} on all {len(cs)}")
     for c in sorted(cs, key=lambda c: c["us"]):
         print(f"  {c['shape']:26s} {'K' if c['a_kcontig'] else 's'}{'K' if c['b_kcontig'] else 's'} {c['moduli']:2d}"
               f"{'r' if c['reduces'] else ' '} {c['us']:9.1f} us "

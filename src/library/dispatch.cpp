@@ -639,10 +639,10 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
 // 0.325 us per 128x128x128 INT8 K tile, 1.7 us per modulus (the CRT step without its reduction,
 // perf-log 121); pass shares 0.65 and 0.3 kept from perf-log 119's fit (the passes did not change):
 // rms 5.4 %, where 119's constants (0.335 / 2.6) ran 11 % off. A call whose CRT steps reduce
-// (ozaki::crt_reduces: small products at long K) pays kOzakiReduceUs more a modulus: the ncu K sweep's
-// difference between the two steps (perf-log 121: 0.8 us at the profiler's clock). The calls held by the power limit
-// (1.4-1.8 GHz, products of 2 ms and more) run up to 18 % over the model; ozaki leads there by 1.5x
-// or more.
+// (ozaki::crt_reduces: small products at long K) pays kOzakiReduceUs more a modulus: the ncu K
+// sweep's difference between the two steps (perf-log 121: 0.8 us at the profiler's clock). The
+// calls held by the power limit (1.4-1.8 GHz, products of 2 ms and more) run up to 18 % over the
+// model; ozaki leads there by 1.5x or more.
 constexpr double kOzakiKtileUs = 0.325, kOzakiModulusUs = 1.7, kOzakiKContigShare = 0.65, kOzakiStridedShare = 0.3,
                  kOzakiReduceUs = 0.55;
 Estimate ozaki_time(const GpuModel& gpu, const Problem& p, const ParamValues& v) {

@@ -10,7 +10,9 @@
 //   4. X / M = sum_l (X mod m_l) · y_l / m_l (mod 1), y_l = (M / m_l)^-1 mod m_l: a sum of
 //      fractions, kept as a 64-bit fixed-point integer whose wrap-around is the "mod 1"; read as a
 //      signed integer it is 2^64 · X / M; C = X · 2^(e_i + e_j - qa - qb).
-// The only error is step 1's rounding, and the number of moduli buys the bits that make it small. Shared by the kernels (NVRTC) and the host (the moduli choice and its tests).
+// The error is step 1's rounding, and the number of moduli buys the bits that make it small (plus,
+// where crt_reduces allows it, step 4's on products added unreduced: within 1/16 of the target).
+// Shared by the kernels (NVRTC) and the host (the moduli choice and its tests).
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
