@@ -141,6 +141,18 @@ TEST(Dispatch, OzakiPricesStridedOperandsAboveKContiguousOnes) {
   EXPECT_LT(layer.predicted_us, 300.0) << layer.why;
 }
 
+// The library says when ozaki's CRT steps reduce each product (small products at long K, where
+// adding it whole could cost the contract; perf-log 121).
+TEST(Dispatch, OzakiSaysWhereItsCrtStepsReduce) {
+  auto g = GpuModel::h200();
+  auto reduced = pick(g, shape(1024, 1024, 65536, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
+  auto whole = pick(g, shape(8192, 8192, 8192, Layout::row_major, Trans::no, Trans::yes), MathMode::tensor_fp32);
+  ASSERT_EQ(reduced.family, "ozaki") << reduced.why;
+  ASSERT_EQ(whole.family, "ozaki") << whole.why;
+  EXPECT_NE(reduced.why.find("reduced before its CRT step"), std::string::npos) << reduced.why;
+  EXPECT_EQ(whole.why.find("reduced"), std::string::npos) << whole.why;
+}
+
 // strict_fp32 with 33-48 columns: the 48-wide tile pads less than 64 (db-35x8457x2048-NT 71.7 us
 // against 128x64's 81.8; perf-log 116). 64 columns keep the 64-wide tiles.
 TEST(Dispatch, FortyEightColumnsTakeTheFortyEightWideTile) {

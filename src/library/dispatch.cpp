@@ -968,9 +968,13 @@ Dispatch dispatch(const GpuModel& gpu, const Problem& p, MathMode math, size_t m
           fmt("%.2f", best->e.waves) + " waves of " + std::to_string(gpu.sms) + " SMs, " +
           fmt("%.1f", best->e.us) + " us predicted";
   const bool accurate = math == MathMode::tensor_fp32 && gpu.arch >= 80;
-  if (d.family == "ozaki")
-    d.why += " (" + std::to_string(ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m, p.n)) +
-             " moduli for normal inputs at this K and M x N; the kernel counts them from the data)";
+  if (d.family == "ozaki") {
+    const int n = ozaki::choose_moduli(ozaki::kNormalSpread, p.k, p.m, p.n);
+    d.why += " (" + std::to_string(n) + " moduli for normal inputs at this K and M x N" +
+             (ozaki::crt_reduces(n, ozaki::kNormalSpread, p.k, p.m, p.n) ? ", each product reduced before its CRT step"
+                                                                          : "") +
+             "; the kernel counts them from the data)";
+  }
   if (accurate && best->c->c->kind != Candidate::tensor && best->c->c->kind != Candidate::emulated)
     d.why += std::string(" (FP64 accumulators: tensor_fp32's error bound") +
              (p.k < kOzakiMinK ? "; the tensor cores miss it at K < " + std::to_string(kOzakiMinK) : "") + ")";
