@@ -140,6 +140,10 @@ TEST(Constraints, EachFamilyNamesTheBrokenRule) {
       {"gemv-columns", "block=64x16", ""},
       {"gemv-columns", "block=64x32", "2048 threads per block, over the limit of 1024"},
       {"gemv-columns", "block=128x8,vpt=16", "KB of static shared memory, over 48 KB"},
+      {"dmma", "store=staged", ""},
+      {"dmma", "tile=64x64x16,warp=16x32,stages=2,store=staged", "store=staged needs 20480 bytes of shared memory"},
+      {"dmma", "tile=64x64x16,warp=16x32,stages=2,store=staged,persistent=yes", ""},
+      {"dmma", "store=stacked", "is not one of direct, staged"},
   };
   for (auto& c : cases) {
     auto* f = find_family(c.family);
@@ -150,6 +154,17 @@ TEST(Constraints, EachFamilyNamesTheBrokenRule) {
     else
       EXPECT_NE(got.find(c.message), std::string::npos) << c.family << " " << c.params << ": " << got;
   }
+}
+
+// dmma store=staged: a tile-per-block kernel stages C in its operand ring (no more shared memory);
+// a persistent one, whose ring holds the next tiles, beyond it: every warp's 16 rows of WN + 8 floats.
+TEST(Params, DmmaStagedPersistentBlocksHoldTheirRowBlocksBeyondTheRing) {
+  auto& dmma = *find_family("dmma");
+  const auto p = normalized(Problem::square(1000));
+  auto smem = [&](const char* params) { return dmma.geometry(parse_params(dmma, params), p).shared_bytes; };
+  EXPECT_EQ(smem("tile=32x128x16,warp=32x32,store=staged"), smem("tile=32x128x16,warp=32x32"));
+  EXPECT_EQ(smem("tile=32x128x16,warp=32x32,persistent=yes,store=staged"),
+            smem("tile=32x128x16,warp=32x32,persistent=yes") + 4 * 16 * (32 + 8) * 4);
 }
 
 // Which layouts each GEMV family takes, and the split of gemv-columns' reduction.

@@ -529,6 +529,7 @@ struct ThreadTile {
   // = 780; perf-log 97). Instead, for each of its FM rows a lane puts its FN values in `stage` (the
   // warp's kLanesM rows x kWarpN columns, kStageFloats), then the warp stores those rows with its
   // lanes on consecutive columns: one run of 32 floats per store.
+  static constexpr bool kStagesEveryC = false;  // only a C without 16-byte stores (store_result)
   static constexpr int kLanesM = ROW_STEP / 4, kLanesN = COL_STEP / 4, kWarpN = FN / 4 * COL_STEP;
   static constexpr int kStagePitch = kWarpN + 4, kStageFloats = kLanesM * kStagePitch;
   __device__ void store_staged(const GemmArgs& g, long long m0, long long n0, int row0, int col0, float* stage) const {
@@ -679,14 +680,15 @@ __device__ inline void split_run(const GemmArgs& g, int tile_k, int& first, int&
 
 // A block tile's result from its accumulators (type Acc): C, in the Tile's vector stores where C
 // allows, or with split-K the split's partial sums, every plane, in the workspace's padded rows.
-// STAGE_C: C without 16-byte stores goes through the warp's `stage` (ThreadTile::store_staged).
+// STAGE_C: C without 16-byte stores goes through the warp's `stage` (Tile::store_staged), and every
+// C tile where the Tile says kStagesEveryC (split-K's partial sums, in padded rows, stay direct).
 template <class Acc, bool STAGE_C = false, class Tile>
 __device__ inline void store_result(const GemmArgs& g, const Tile& t, long long m0, long long n0, int row0, int col0,
                                     float* stage = nullptr) {
   constexpr int planes = kPartialPlanes<Acc>;
   const bool split = gridDim.z > 1, vec = split || C_VEC;
   if constexpr (STAGE_C) {
-    if (!vec) return t.store_staged(g, m0, n0, row0, col0, stage);
+    if (!vec || (Tile::kStagesEveryC && !split)) return t.store_staged(g, m0, n0, row0, col0, stage);
   }
   t.store(splitk_output(g, blockIdx.z, gridDim.z, planes), m0, n0, row0, col0, vec, 0, split);
   if (planes == 2 && split) t.store(splitk_output(g, blockIdx.z, gridDim.z, planes, 1), m0, n0, row0, col0, vec, 1, split);

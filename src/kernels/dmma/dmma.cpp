@@ -24,7 +24,11 @@ class Dmma final : public KernelFamily {
             {"stages", {3}, 2, 8, "shared-memory stages of the cp.async pipeline"},
             {"group", {8}, 1, 64, "block rows that sweep the columns together (L2 reuse)"},
             {"splitk", {1}, 1, 1024, "slices of K computed by separate blocks, then summed in FP64"},
-            tiled::persistent_param()};
+            tiled::persistent_param(),
+            {"store", {0}, 0, 1,
+             "C's stores: direct from the mma fragments (a warp writes 8 rows in 32-byte pieces) or staged "
+             "through shared memory (whole 128-byte runs of a row)",
+             {"direct", "staged"}}};
   }
   const char* source() const override { return embedded::dmma_source; }
   std::string entry() const override { return "gemm_dmma"; }
@@ -36,6 +40,13 @@ class Dmma final : public KernelFamily {
     const int mt = w[0] / 16, ntl = w[1] / 8, k = mma_k(v);
     std::vector<std::string> out;
     tiled::mma_tile_violations(out, v, k, smem(v), 2 * (mt * ntl * 4 + 2 * (mt * k / 2 + ntl * k / 4)) + 24);
+    // A tile-per-block kernel stages C in its operand ring once the last K tile is summed: the ring
+    // of the smaller of the two layouts must hold every warp's row block.
+    auto s = [](long long x) { return std::to_string(x); };
+    if (staged(v) && !tiled::persistent(v) && stage_floats(v) > ring_floats(v, false))
+      out.push_back("store=staged needs " + s(stage_floats(v) * 4) + " bytes of shared memory for C's row " +
+                    "blocks, over the " + s(ring_floats(v, false) * 4) +
+                    " of the operand stages: more stages, or persistent=yes");
     return out;
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
@@ -43,7 +54,8 @@ class Dmma final : public KernelFamily {
     return {tiled::define("BM", t[0]), tiled::define("BN", t[1]), tiled::define("BK", t[2]),
             tiled::define("WM", w[0]), tiled::define("WN", w[1]), tiled::define("MMA_K", mma_k(v)),
             tiled::define("STAGES", v.at("stages")[0]), tiled::define("GROUP", v.at("group")[0]),
-            tiled::define("PERSISTENT", v.at("persistent")[0])};
+            tiled::define("PERSISTENT", v.at("persistent")[0]),
+            tiled::define("STORE_STAGED", v.at("store")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v), tiled::persistent(v));
@@ -72,7 +84,11 @@ class Dmma final : public KernelFamily {
     m.shared_load_inst = steps * warps * (t[2] / k) * double(w[0] / 16 * k / 2 + w[1] / 8 * k / 4);
     m.shared_load_bytes = m.shared_load_inst * 32 * 4;
     const int splits = v.at("splitk")[0];
-    tiled::add_epilogue(m, p, tl.blocks * warps * double(w[0] / 16) * (w[1] / 8) * 2 * (splits > 1 ? 2 : 1));
+    // Per warp and m16 row block: direct, 2 stores an mma tile (two planes a partial sum with
+    // split-K); staged, 16 rows of WN floats in 16-byte stores (split-K's partial sums stay direct).
+    const double per_block =
+        staged(v) && splits == 1 ? 16.0 * w[1] / 128 : double(w[1] / 8) * 2 * (splits > 1 ? 2 : 1);
+    tiled::add_epilogue(m, p, tl.blocks * warps * double(w[0] / 16) * per_block);
     m.assumptions = {"edge tiles counted like interior ones"};
     if (splits > 1) m.assumptions.push_back("split-K: two planes per partial sum; the reduce kernel is not counted");
     return m;
@@ -89,11 +105,23 @@ class Dmma final : public KernelFamily {
   static int threads(const ParamValues& v) {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]) * 32;
   }
-  static long long smem(const ParamValues& v) {
+  static bool staged(const ParamValues& v) { return v.at("store")[0] == 1; }
+  // The operand ring in floats: each tile in the larger of its two layouts (k-major rows of BM + 8,
+  // outer-major of BK + 4), or (largest = false) the smaller, the least a variant's ring holds.
+  static long long ring_floats(const ParamValues& v, bool largest) {
     auto& t = v.at("tile");
-    // The larger of the two layouts of each tile (k-major rows of BM + 8, outer-major of BK + 4).
-    auto floats = [&](long long outer) { return std::max(t[2] * (outer + 8), outer * (t[2] + 4)); };
-    return 4ll * v.at("stages")[0] * (floats(t[0]) + floats(t[1]));
+    auto floats = [&](long long outer) {
+      const long long k_major = t[2] * (outer + 8), outer_major = outer * (t[2] + 4);
+      return largest ? std::max(k_major, outer_major) : std::min(k_major, outer_major);
+    };
+    return v.at("stages")[0] * (floats(t[0]) + floats(t[1]));
+  }
+  // store=staged: each warp's m16 row block of C (WarpTile::kStageFloats).
+  static long long stage_floats(const ParamValues& v) { return threads(v) / 32 * 16ll * (v.at("warp")[1] + 8); }
+  // Persistent blocks keep the next tiles' operands in the ring while a tile is stored: the staged
+  // row blocks lie beyond it.
+  static long long smem(const ParamValues& v) {
+    return 4 * (ring_floats(v, true) + (staged(v) && tiled::persistent(v) ? stage_floats(v) : 0));
   }
   // Blocks (split slices included) and the K tiles each runs.
   static tiled::Tiling tiling(const ParamValues& v, const Problem& p) {
