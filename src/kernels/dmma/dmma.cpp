@@ -85,9 +85,10 @@ class Dmma final : public KernelFamily {
     m.shared_load_bytes = m.shared_load_inst * 32 * 4;
     const int splits = v.at("splitk")[0];
     // Per warp and m16 row block: direct, 2 stores an mma tile (two planes a partial sum with
-    // split-K); staged, 16 rows of WN floats in 16-byte stores (split-K's partial sums stay direct).
-    const double per_block =
-        staged(v) && splits == 1 ? 16.0 * w[1] / 128 : double(w[1] / 8) * 2 * (splits > 1 ? 2 : 1);
+    // split-K); staged, 16 rows of WN floats, 16 bytes a lane where C allows, else 4 (split-K's
+    // partial sums stay direct).
+    const double per_block = staged(v) && splits == 1 ? 16.0 * w[1] / (var.c_vec ? 128 : 32)
+                                                      : double(w[1] / 8) * 2 * (splits > 1 ? 2 : 1);
     tiled::add_epilogue(m, p, tl.blocks * warps * double(w[0] / 16) * per_block);
     m.assumptions = {"edge tiles counted like interior ones"};
     if (splits > 1) m.assumptions.push_back("split-K: two planes per partial sum; the reduce kernel is not counted");
