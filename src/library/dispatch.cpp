@@ -244,10 +244,21 @@ const Candidate kDmma[] = {
     // ba402b7). 32x128 with that read share keeps the 8-row NT products on wgmma (1.4-1.7x) but
     // gives hk-32x256x100K to warptiled (0.76x); without it, the reverse: corpus 1.243x against
     // 1.210x (results/h100/dmma/02166ed, 758db94). 64x64 without one, like warptiled.
-    {.family = "dmma", .params = "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3", .regs = 168, .rate = 0.7,
-     .kind = Candidate::simt, .store_share = 0.65, .unaligned_copy_us = kDmmaUnalignedCopyUs},
-    {.family = "dmma", .params = "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3", .regs = 164, .rate = 0.7,
-     .kind = Candidate::simt, .store_share = 0.7, .read_share = 0.57, .unaligned_copy_us = kDmmaUnalignedCopyUs},
+    // C staged through shared memory (store=staged, perf-log 127): at 16384² x 16, 64x64 stored at
+    // 2.19 TB/s and 32x128 at 2.42 where their direct stores ran 2.01 and 2.06 (the H100's 1.95 and
+    // 2.1 within 5 %), each at its own time at 4096³ within 0.5 % (results/h200/dmma/staged-3618e67).
+    // The shares: those rates over the H100's 3.0 TB/s, as the others'.
+    {.family = "dmma", .params = "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3,store=staged", .regs = 168,
+     .rate = 0.7, .kind = Candidate::simt, .store_share = 0.73, .unaligned_copy_us = kDmmaUnalignedCopyUs},
+    {.family = "dmma", .params = "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3,store=staged", .regs = 164,
+     .rate = 0.7, .kind = Candidate::simt, .store_share = 0.81, .read_share = 0.57,
+     .unaligned_copy_us = kDmmaUnalignedCopyUs},
+    // Short K: 64x64 blocks walking the tiles, C staged while the next tiles' operands load: 2.83 TB/s
+    // at 16384² x 16 (380 us, 1.21x cuBLAS SGEMM); at K = 32 it ran 558 us where the tile-per-block
+    // 32x128 ran 545, and 0.90x at 4096³ (results/h200/dmma/staged-3618e67): K up to 16 alone.
+    {.family = "dmma", .params = "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3,persistent=yes,store=staged",
+     .regs = 168, .rate = 0.7, .kind = Candidate::simt, .store_share = 0.94,
+     .unaligned_copy_us = kDmmaUnalignedCopyUs, .k_max = 16},
     {.family = "dmma", .params = "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", .regs = 164, .rate = 0.6,
      .kind = Candidate::simt, .store_share = 0.62, .unaligned_copy_us = kDmmaUnalignedCopyUs},
     // Small products: 8 warps of 16x16, two per scheduler, hide the FP64 mmas' dependent waits that
