@@ -390,6 +390,25 @@ TEST(Dispatch, OuterWhereShortKMeasuredFaster) {
   }
 }
 
+// tensor_fp32 at short K: dmma's persistent 64x64 blocks with C staged through shared memory (H200,
+// results/h200/dmma/staged-3618e67): 16384² x 16 380 us against the tiled 32x128's 442 and cuBLAS
+// SGEMM's 462; 8192² x 8 110 against 116-118; not at K = 32 (558 against 545) nor 4 (outer 3-6 %
+// faster); at 4096³ the tiles, C staged or not, within 0.5 %.
+TEST(Dispatch, ShortKTensorFp32StagesItsC) {
+  for (auto& g : {GpuModel::h100(), GpuModel::h200()}) {
+    for (auto p : {shape(16384, 16384, 16), shape(8192, 8192, 8), shape(8192, 8192, 16)}) {
+      auto d = pick(g, p, MathMode::tensor_fp32);
+      EXPECT_EQ(d.family + " " + tile_of(d), "dmma 64x64x16") << g.name << " " << describe(p) << ": " << d.why;
+      EXPECT_NE(d.params.find("persistent=yes,store=staged"), std::string::npos) << g.name << " " << describe(p);
+    }
+    for (auto p : {shape(16384, 16384, 32), shape(16384, 16384, 4), shape(4096, 4096, 4096)})
+      EXPECT_EQ(pick(g, p, MathMode::tensor_fp32).params.find("persistent=yes"), std::string::npos)
+          << g.name << " " << describe(p);
+    EXPECT_NE(pick(g, shape(16384, 16384, 32), MathMode::tensor_fp32).params.find("store=staged"), std::string::npos)
+        << g.name;
+  }
+}
+
 // Leading dimensions that are not multiples of 4 floats (the library's plan then takes the variants
 // without 16-byte accesses): warptiled's 64x64 tile stages C through shared memory and was measured
 // fastest (perf-log 97, results/h100/simt/staged-b9cd9e8): each one over, 8192² x 16 178 us against

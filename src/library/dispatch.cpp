@@ -85,6 +85,8 @@ struct Candidate {
   double padded_from = 4;
   // Only where K is at most this, if set: a configuration measured at short K alone.
   long long k_max = 0;
+  // Only where K is at least this, if set: below it another route measured faster.
+  long long k_min = 0;
   // Where a leading dimension is not a multiple of 4 floats, the share its C stores reach through
   // shared memory (warptiled's staged store, perf-log 97), where measured; else kScalarStoreShare.
   double unaligned_store_share = 0;
@@ -247,18 +249,21 @@ const Candidate kDmma[] = {
     // C staged through shared memory (store=staged, perf-log 127): at 16384² x 16, 64x64 stored at
     // 2.19 TB/s and 32x128 at 2.42 where their direct stores ran 2.01 and 2.06 (the H100's 1.95 and
     // 2.1 within 5 %), each at its own time at 4096³ within 0.5 % (results/h200/dmma/staged-3618e67).
-    // The shares: those rates over the H100's 3.0 TB/s, as the others'.
+    // The shares: their mean rates over 8192² and 16384² at K = 4, 8 and 16 (2.30 and 2.35 TB/s;
+    // results/h200/library/corpus-726458a) over the H100's 3.0 TB/s, as the others'.
     {.family = "dmma", .params = "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3,store=staged", .regs = 168,
-     .rate = 0.7, .kind = Candidate::simt, .store_share = 0.73, .unaligned_copy_us = kDmmaUnalignedCopyUs},
+     .rate = 0.7, .kind = Candidate::simt, .store_share = 0.77, .unaligned_copy_us = kDmmaUnalignedCopyUs},
     {.family = "dmma", .params = "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3,store=staged", .regs = 164,
-     .rate = 0.7, .kind = Candidate::simt, .store_share = 0.81, .read_share = 0.57,
+     .rate = 0.7, .kind = Candidate::simt, .store_share = 0.78, .read_share = 0.57,
      .unaligned_copy_us = kDmmaUnalignedCopyUs},
     // Short K: 64x64 blocks walking the tiles, C staged while the next tiles' operands load: 2.83 TB/s
-    // at 16384² x 16 (380 us, 1.21x cuBLAS SGEMM); at K = 32 it ran 558 us where the tile-per-block
-    // 32x128 ran 545, and 0.90x at 4096³ (results/h200/dmma/staged-3618e67): K up to 16 alone.
+    // at 16384² x 16 (380 us, 1.21x cuBLAS SGEMM), 2.44 and 2.65 at 8192² x 8 and x 16 (1.00x and
+    // 1.35x). At K = 32 it ran 558 us where the tile-per-block 32x128 ran 545, and 0.90x at 4096³; at
+    // K = 4 outer ran 3-6 % faster (8192² and 16384²; results/h200/dmma/staged-3618e67,
+    // results/h200/library/corpus-726458a): K from 8 to 16 alone.
     {.family = "dmma", .params = "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3,persistent=yes,store=staged",
      .regs = 168, .rate = 0.7, .kind = Candidate::simt, .store_share = 0.94,
-     .unaligned_copy_us = kDmmaUnalignedCopyUs, .k_max = 16},
+     .unaligned_copy_us = kDmmaUnalignedCopyUs, .k_max = 16, .k_min = 8},
     {.family = "dmma", .params = "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", .regs = 164, .rate = 0.6,
      .kind = Candidate::simt, .store_share = 0.62, .unaligned_copy_us = kDmmaUnalignedCopyUs},
     // Small products: 8 warps of 16x16, two per scheduler, hide the FP64 mmas' dependent waits that
@@ -831,7 +836,7 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
       // The problem as this configuration computes it (transposed for transpose=yes).
       const Problem q = family_problem(*c.f, c.v, p);
       if (!c.f->unsupported(c.v, q).empty() || (c.c->rows_max && q.m > c.c->rows_max) ||
-          (c.c->k_max && q.k > c.c->k_max))
+          (c.c->k_max && q.k > c.c->k_max) || q.k < c.c->k_min)
         continue;
       Estimate e;
       if (c.c->kind == Candidate::store_bound) {
