@@ -87,6 +87,9 @@ struct Candidate {
   long long k_max = 0;
   // Only where K is at least this, if set: below it another route measured faster.
   long long k_min = 0;
+  // Where beta != 0, the share its epilogue reaches reading and writing C, where measured; else
+  // kBetaStoreShare.
+  double beta_share = 0;
   // Where a leading dimension is not a multiple of 4 floats, the share its C stores reach through
   // shared memory (warptiled's staged store, perf-log 97), where measured; else kScalarStoreShare.
   double unaligned_store_share = 0;
@@ -250,12 +253,15 @@ const Candidate kDmma[] = {
     // 2.19 TB/s and 32x128 at 2.42 where their direct stores ran 2.01 and 2.06 (the H100's 1.95 and
     // 2.1 within 5 %), each at its own time at 4096³ within 0.5 % (results/h200/dmma/staged-3618e67).
     // The shares: their mean rates over 8192² and 16384² at K = 4, 8 and 16 (2.30 and 2.35 TB/s;
-    // results/h200/library/corpus-726458a) over the H100's 3.0 TB/s, as the others'.
+    // results/h200/library/corpus-726458a) over the H100's 3.0 TB/s, as the others'. With beta 1, C
+    // read and written in row runs at 1.75-1.86 TB/s (4096² x 16, 8192² x 8 and x 16; persistent
+    // alike; results/h200/library/beta-83e3870) where the direct tiles' epilogue reaches 1.2: 0.6.
     {.family = "dmma", .params = "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3,store=staged", .regs = 168,
-     .rate = 0.7, .kind = Candidate::simt, .store_share = 0.77, .unaligned_copy_us = kDmmaUnalignedCopyUs},
+     .rate = 0.7, .kind = Candidate::simt, .store_share = 0.77, .unaligned_copy_us = kDmmaUnalignedCopyUs,
+     .beta_share = 0.6},
     {.family = "dmma", .params = "tile=32x128x16,warp=32x32,mma=m16n8k8,stages=3,store=staged", .regs = 164,
      .rate = 0.7, .kind = Candidate::simt, .store_share = 0.78, .read_share = 0.57,
-     .unaligned_copy_us = kDmmaUnalignedCopyUs},
+     .unaligned_copy_us = kDmmaUnalignedCopyUs, .beta_share = 0.6},
     // Short K: 64x64 blocks walking the tiles, C staged while the next tiles' operands load: 2.83 TB/s
     // at 16384² x 16 (380 us, 1.21x cuBLAS SGEMM), 2.44 and 2.65 at 8192² x 8 and x 16 (1.00x and
     // 1.35x). At K = 32 it ran 558 us where the tile-per-block 32x128 ran 545, and 0.90x at 4096³; at
@@ -263,7 +269,7 @@ const Candidate kDmma[] = {
     // results/h200/library/corpus-726458a): K from 8 to 16 alone.
     {.family = "dmma", .params = "tile=64x64x16,warp=32x32,mma=m16n8k8,stages=3,persistent=yes,store=staged",
      .regs = 168, .rate = 0.7, .kind = Candidate::simt, .store_share = 0.94,
-     .unaligned_copy_us = kDmmaUnalignedCopyUs, .k_max = 16, .k_min = 8},
+     .unaligned_copy_us = kDmmaUnalignedCopyUs, .k_max = 16, .k_min = 8, .beta_share = 0.6},
     {.family = "dmma", .params = "tile=128x32x16,warp=32x32,mma=m16n8k8,stages=3", .regs = 164, .rate = 0.6,
      .kind = Candidate::simt, .store_share = 0.62, .unaligned_copy_us = kDmmaUnalignedCopyUs},
     // Small products: 8 warps of 16x16, two per scheduler, hide the FP64 mmas' dependent waits that
@@ -461,8 +467,10 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   }
   // beta != 0: each thread reads a row of its C tile, then stores it, row after row (a store may
   // alias the next row's read). Measured on warptiled 128x256: C read and written at 1.17-1.2 TB/s
-  // at tk-8192x8192x8 and tk-4096x4096x1 with beta = 1 (results/h100/simt/issue30-1f17440).
-  if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (kBetaStoreShare * bw));
+  // at tk-8192x8192x8 and tk-4096x4096x1 with beta = 1 (results/h100/simt/issue30-1f17440). C
+  // staged through shared memory moves in row runs, at the candidate's own share.
+  const double beta_share = c.beta_share > 0 ? c.beta_share : kBetaStoreShare;
+  if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (beta_share * bw));
   t_mem = std::max(t_mem, out_bytes / (c.store_share * bw));
   double us = std::max(t_compute, t_mem) * 1e6;
   if (bm >= c.padded_from * p.m || bn >= c.padded_from * p.n) us += kPaddedTileUs;
