@@ -11,10 +11,12 @@ share the model calls conflicted, for mod 2 and mod 4; --order N prints N FFMAs'
 order (aXb, rA/rB: reused). perf-log 131: this share tracks the measured dispatch stalls of the
 hopper-simt points (ncu) to a constant factor.
 
-The encoding (128-bit instructions; checked against cuobjdump's listing, perf-log 131): opcode in
-bits 0-11 (0x223: FFMA with register operands), Rd 16-23, Ra 24-31, Rb 32-39, Rc 64-71, the
-control bits from 105 on, the reuse flags at 122-125 (bit 0 a, bit 1 b, bit 2 c). The kernel's
-code is the ELF section .text.KERNEL (read with readelf from binutils).
+The encoding (128-bit instructions), as the published reverse-engineering of Volta-and-later SASS
+has it: opcode in bits 0-11 (0x223: FFMA with register operands), Rd 16-23, Ra 24-31, Rb 32-39,
+Rc 64-71, the control bits from 105 on, the reuse flags at 122-125 (bit 0 a, bit 1 b, bit 2 c).
+Consistent with the defaults' code (2096 such FFMAs: 2048 a K tile plus the epilogue's) but not
+yet compared with cuobjdump's listing (`cuobjdump -sass` on the GPU host prints the `.reuse` flags): do that before
+trusting a count. The kernel's code is the ELF section .text.KERNEL (read with readelf).
 """
 import argparse
 import collections
