@@ -99,16 +99,41 @@ __device__ inline void choose_for_the_call(const ozaki::PassArgs& p) {
   if (threadIdx.x == 0) p.info->moduli = moduli, p.info->reduce = ozaki::crt_reduces(moduli, s, p.k, m, n);
 }
 
+// A row's sums over the lanes of a warp that hold parts of it: the lanes `from`, 2·`from`, ... apart
+// (xor shuffles: every lane of the group ends with the group's sums, in a fixed order).
+__device__ inline void sum_across_lanes(ozaki::RowSums& s, int from) {
+  for (int d = from; d < 32; d *= 2) {
+    s.squares += __shfl_xor_sync(~0u, s.squares, d);
+    s.logs += __shfl_xor_sync(~0u, s.logs, d);
+    s.nonzero += __shfl_xor_sync(~0u, s.nonzero, d);
+    s.finite = __shfl_xor_sync(~0u, int(s.finite), d) && s.finite;
+  }
+}
+
+// Row g's exponent from its sums (kNonFinite where it holds Inf or NaN or its sum of squares passes
+// float64's range), and its spread into the operand's maximum.
+__device__ inline void finish_row(const ozaki::PassArgs& p, const ozaki::PassOperand& x, long long g,
+                                  const ozaki::RowSums& s) {
+  int e = 0;
+  if (!s.finite || !isfinite(s.squares)) {
+    e = ozaki::kNonFinite;
+  } else if (s.squares > 0) {
+    frexp(sqrt(s.squares), &e);  // ||x_row|| < 2^e
+    atomic_max_positive(&p.info->spread[blockIdx.z], ozaki::row_spread(s.squares, s.logs, s.nonzero, p.k));
+  }
+  x.exponent[g] = e;
+}
+
 // kScanRows rows per block over all of K, read along whichever dimension is contiguous: a warp per
 // row when K is (16-byte loads where the rows start on 16 bytes, else 128 bytes per load), else 32
 // columns of the 8 rows per 256 threads (8 · 4-byte pieces: every 32-byte sector used). Many small
-// blocks (latency).
+// blocks (latency). The lanes' sums meet by shuffles: a warp's row at once where K is contiguous;
+// otherwise each warp's four lanes of a row, then the eight warps' sums through shared memory (not
+// 32 lanes' sums added one after another by one thread a row: perf-log 130).
 extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_constant__ ozaki::PassArgs p) {
   follow_previous_grid();
-  constexpr int kLanes = 32, kUnroll = 8;  // threads per row, loads in flight per thread
-  static_assert(ozaki::kScanRows * kLanes == 256, "a block is 256 threads");
-  __shared__ double part_squares[ozaki::kScanRows][kLanes], part_logs[ozaki::kScanRows][kLanes];
-  __shared__ int part_nonzero[ozaki::kScanRows][kLanes], part_finite[ozaki::kScanRows][kLanes];
+  constexpr int kLanes = 32, kUnroll = 8, kWarps = 8;  // threads per row, loads in flight per thread
+  static_assert(ozaki::kScanRows * kLanes == 256 && kWarps * 32 == 256, "a block is 256 threads");
   const ozaki::PassOperand& x = operand(p);
   const bool k_contig = x.sk == 1;
   const int row = k_contig ? threadIdx.x / kLanes : threadIdx.x % ozaki::kScanRows;
@@ -138,30 +163,27 @@ extern "C" __global__ void __launch_bounds__(256) ozaki_scan(const __grid_consta
       }
       ozaki::add_chunk(sums, v);
     }
-  part_squares[row][lane] = sums.squares, part_logs[row][lane] = sums.logs;
-  part_nonzero[row][lane] = sums.nonzero, part_finite[row][lane] = sums.finite;
-  __syncthreads();
-  if (threadIdx.x < ozaki::kScanRows) {
-    const int r = threadIdx.x;
-    const long long g = (long long)blockIdx.x * ozaki::kScanRows + r;
-    ozaki::RowSums row_sums;
-    for (int l = 0; l < kLanes; ++l) {
-      row_sums.squares += part_squares[r][l];
-      row_sums.logs += part_logs[r][l];
-      row_sums.nonzero += part_nonzero[r][l];
-      row_sums.finite = row_sums.finite && part_finite[r][l];
+  if (k_contig) {
+    sum_across_lanes(sums, 1);
+    if (lane == 0 && gr < x.rows) finish_row(p, x, gr, sums);
+  } else {
+    // Lanes 8 and 16 apart in a warp hold the same row.
+    __shared__ double part_squares[kWarps][ozaki::kScanRows], part_logs[kWarps][ozaki::kScanRows];
+    __shared__ int part_nonzero[kWarps][ozaki::kScanRows], part_finite[kWarps][ozaki::kScanRows];
+    sum_across_lanes(sums, ozaki::kScanRows);
+    const int warp = threadIdx.x / 32;
+    if (threadIdx.x % 32 < ozaki::kScanRows) {
+      part_squares[warp][row] = sums.squares, part_logs[warp][row] = sums.logs;
+      part_nonzero[warp][row] = sums.nonzero, part_finite[warp][row] = sums.finite;
     }
-    if (g < x.rows) {
-      const double squares = row_sums.squares;
-      int e = 0;
-      if (!row_sums.finite || !isfinite(squares)) {  // a sum of squares past float64's range: no exponent to give
-        e = ozaki::kNonFinite;
-      } else if (squares > 0) {
-        frexp(sqrt(squares), &e);  // ||x_row|| < 2^e
-        atomic_max_positive(&p.info->spread[blockIdx.z],
-                            ozaki::row_spread(squares, row_sums.logs, row_sums.nonzero, p.k));
+    __syncthreads();
+    if (threadIdx.x < ozaki::kScanRows && gr < x.rows) {
+      ozaki::RowSums all;
+      for (int w = 0; w < kWarps; ++w) {
+        all.squares += part_squares[w][row], all.logs += part_logs[w][row];
+        all.nonzero += part_nonzero[w][row], all.finite = all.finite && part_finite[w][row];
       }
-      x.exponent[g] = e;
+      finish_row(p, x, gr, all);
     }
   }
   choose_for_the_call(p);
