@@ -108,6 +108,31 @@ long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, in
   return (resident > 0 ? std::min<long long>(tiles, resident) : tiles) * bm * bn * splits;
 }
 
+long long TailFamily::workspace_counters(const ParamValues& v, const Problem& p) const {
+  return tail_counters(p, v.at("tile")[0], v.at("tile")[1], v.at("splitk")[0], stream(v));
+}
+
+long long TailFamily::split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const {
+  return tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident, stream(v));
+}
+
+void TailFamily::add_tail_params(std::vector<ParamSpec>& params, int max_splits) {
+  params.push_back({"splitk", {1}, 1, max_splits,
+                    "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than "
+                    "SMs) have their K split this many ways, the partial sums added by the last split to finish"});
+  params.push_back({"tail", {0}, 0, 1,
+                    "the tiles past the whole waves: split (splitk, above), or streamed (stream-K: the last whole "
+                    "wave and the partial one as one run of K tiles, an equal share of it per block, a tile's parts "
+                    "added by its last part to finish)",
+                    {"split", "stream"}});
+}
+
+void TailFamily::tail_violations(std::vector<std::string>& out, const ParamValues& v) {
+  if (stream(v) && v.at("splitk")[0] > 1)
+    out.push_back("splitk " + std::to_string(v.at("splitk")[0]) +
+                  " needs tail=split (the stream shares K out by itself)");
+}
+
 void add_epilogue(KernelModel& m, const Problem& p, double stores) {
   m.global_store_inst = stores;
   m.global_store_bytes = 4.0 * double(p.m) * double(p.n);

@@ -101,6 +101,22 @@ Tiling tiling(const Problem& p, int bm, int bn, int bk);
 long long tail_counters(const Problem& p, int bm, int bn, int splits, bool stream = false);
 long long tail_workspace_floats(const Problem& p, int bm, int bn, int splits, int resident, bool stream = false);
 
+// A persistent family with that tail (split_tail.cuh), over its `tile` parameter's BM x BN: the
+// `splitk` and `tail` parameters, their constraint, and the workspace they ask for. The split's
+// ways are gridDim.z (one binary serves every split); no reduce kernel: the last split of each tile
+// adds the partial sums, counted on one arrival counter per tile.
+class TailFamily : public KernelFamily {
+ public:
+  int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
+  long long workspace_counters(const ParamValues& v, const Problem& p) const override;
+  long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const override;
+
+ protected:
+  static void add_tail_params(std::vector<ParamSpec>& params, int max_splits);
+  static void tail_violations(std::vector<std::string>& out, const ParamValues& v);
+  static bool stream(const ParamValues& v) { return v.at("tail")[0] == 1; }
+};
+
 // The k-major chunked families (vectorized, pipelined, warptiled): their loaders (synchronous
 // through registers, or cp.async), the thread tile's 16-byte fragment loads and the epilogue.
 // Edge tiles are counted like interior ones.

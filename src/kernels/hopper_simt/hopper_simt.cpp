@@ -11,7 +11,7 @@ namespace {
 
 auto s = [](int x) { return std::to_string(x); };
 
-class HopperSimt final : public KernelFamily {
+class HopperSimt final : public tiled::TailFamily {
  public:
   std::string name() const override { return "hopper-simt"; }
   std::string description() const override {
@@ -22,31 +22,26 @@ class HopperSimt final : public KernelFamily {
   bool arch_specific() const override { return true; }  // setmaxnreg is sm_90a
   std::vector<ParamSpec> params() const override {
     // Defaults: the best of the search space at 4096³ on the H100 (results/h100/simt/).
-    return {{"tile", {128, 128, 32}, 4, 256, "block tile BM x BN x BK (each side at most 256: one TMA box)"},
-            {"warp", {32, 64}, 4, 256, "warp tile WM x WN"},
-            {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
-            {"stages", {6}, 2, 12, "shared-memory slots of the TMA pipeline"},
-            {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
-            {"conflict", {1}, 0, 2,
-             "bank conflicts of K-contiguous tiles (row-major A, transposed B): none, TMA's swizzle of their rows "
-             "where a quarter-warp reads several of them at one k, or of every K-contiguous tile (all)",
-             {"none", "swizzle", "all"}},
-            {"fragments", {0}, 0, 2,
-             "register fragments: each step's loaded just before its FFMAs (single); B's one step ahead into a second "
-             "set (double-b); A's and B's (double)",
-             {"single", "double-b", "double"}},
-            {"transpose", {0}, 0, 1,
-             "compute C, or Cᵀ = op(B)ᵀ·op(A)ᵀ written transposed: each operand's tile lies the other way round "
-             "(row-major NN runs as TT), C stored a value at a time",
-             {"no", "yes"}},
-            {"splitk", {1}, 1, 256,
-             "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
-             "have their K split this many ways, the partial sums added by the last split to finish"},
-            {"tail", {0}, 0, 1,
-             "the tiles past the whole waves: split (splitk, above), or streamed (stream-K: the last whole wave "
-             "and the partial one as one run of K tiles, an equal share of it per block, a tile's parts added by "
-             "its last part to finish)",
-             {"split", "stream"}}};
+    std::vector<ParamSpec> out = {
+        {"tile", {128, 128, 32}, 4, 256, "block tile BM x BN x BK (each side at most 256: one TMA box)"},
+        {"warp", {32, 64}, 4, 256, "warp tile WM x WN"},
+        {"vpt", {8, 8}, 4, 32, "values per thread TM x TN (multiples of 4)"},
+        {"stages", {6}, 2, 12, "shared-memory slots of the TMA pipeline"},
+        {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
+        {"conflict", {1}, 0, 2,
+         "bank conflicts of K-contiguous tiles (row-major A, transposed B): none, TMA's swizzle of their rows "
+         "where a quarter-warp reads several of them at one k, or of every K-contiguous tile (all)",
+         {"none", "swizzle", "all"}},
+        {"fragments", {0}, 0, 2,
+         "register fragments: each step's loaded just before its FFMAs (single); B's one step ahead into a second "
+         "set (double-b); A's and B's (double)",
+         {"single", "double-b", "double"}},
+        {"transpose", {0}, 0, 1,
+         "compute C, or Cᵀ = op(B)ᵀ·op(A)ᵀ written transposed: each operand's tile lies the other way round "
+         "(row-major NN runs as TT), C stored a value at a time",
+         {"no", "yes"}}};
+    add_tail_params(out, 256);
+    return out;
   }
   const char* source() const override { return embedded::hopper_simt_source; }
   std::string entry() const override { return "gemm_hopper_simt"; }
@@ -61,8 +56,7 @@ class HopperSimt final : public KernelFamily {
     if (v.at("conflict")[0] >= 1 && t[2] != 8 && t[2] != 16 && t[2] != 32)
       out.push_back("conflict=swizzle or all needs tile.k 8, 16 or 32 (a K-contiguous row of 32, 64 or 128 bytes: one TMA "
                     "swizzle span), not " + s(t[2]) + "; or conflict=none");
-    if (stream(v) && v.at("splitk")[0] > 1)
-      out.push_back("splitk " + s(v.at("splitk")[0]) + " needs tail=split (the stream shares K out by itself)");
+    tail_violations(out, v);
     if (!tiled::warp_tile_fits(out, v) || !out.empty()) return out;
     if (consumer_warps(v) % 4)
       out.push_back(s(consumer_warps(v)) + " consumer warps do not fill whole warpgroups (setmaxnreg moves registers "
@@ -93,15 +87,6 @@ class HopperSimt final : public KernelFamily {
   }
   bool persistent(const ParamValues&) const override { return true; }
   bool transposes(const ParamValues& v) const override { return v.at("transpose")[0] == 1; }
-  // The split tail's ways are gridDim.z (one binary serves every split); no reduce kernel: the last
-  // split of each tile adds the partial sums, counted on one arrival counter per tile.
-  int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
-  long long workspace_counters(const ParamValues& v, const Problem& p) const override {
-    return tiled::tail_counters(p, v.at("tile")[0], v.at("tile")[1], v.at("splitk")[0], stream(v));
-  }
-  long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const override {
-    return tiled::tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident, stream(v));
-  }
   TmaOperands tma_operands(const ParamValues& v) const override {
     auto& t = v.at("tile");
     return {t[0], t[1], t[2], swizzled(v).a, swizzled(v).b, "gemm_stage_rows"};
@@ -163,7 +148,6 @@ class HopperSimt final : public KernelFamily {
     const int lanes_n = v.at("warp")[1] / v.at("vpt")[1];
     return {conflict == 2 || (conflict == 1 && lanes_n < 8), conflict == 2 || (conflict == 1 && lanes_n > 1)};
   }
-  static bool stream(const ParamValues& v) { return v.at("tail")[0] == 1; }
   static int consumer_warps(const ParamValues& v) {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]);
   }

@@ -10,7 +10,7 @@ namespace {
 
 auto s = [](int x) { return std::to_string(x); };
 
-class Wgmma final : public KernelFamily {
+class Wgmma final : public tiled::TailFamily {
  public:
   std::string name() const override { return "wgmma"; }
   std::string description() const override {
@@ -27,65 +27,60 @@ class Wgmma final : public KernelFamily {
   }
   std::vector<ParamSpec> params() const override {
     // Defaults: the fastest FP32-accurate configuration measured on an H100 (perf-log entry 15).
-    return {{"tile", {128, 256, 32}, 8, 256, "block tile BM x BN x BK (BK 32, 16 or 8: one 128, 64 or 32-byte swizzle row)"},
-            {"consumers", {2}, 1, 2, "consumer warpgroups; each owns BM / consumers rows (a multiple of 64)"},
-            {"stages", {2}, 2, 8, "shared-memory slots of the TMA pipeline"},
-            {"mode", {0}, 0, 1, "3xTF32 (FP32 accuracy) or 1xTF32 (TF32 accuracy, labelled so)", {"3x", "1x"}},
-            {"split", {0}, 0, 1, "the big part of the 3xTF32 split: rounded to nearest or truncated",
-             {"round", "truncate"}},
-            {"accum", {0}, 0, 2,
-             "tile: the products of `flush` K tiles summed in a fresh fragment, then added in FP32; tc: all of K "
-             "summed in the tensor cores (fewer registers; their round-toward-zero addition grows the error with "
-             "K: lower precision); kstep: a fresh fragment per k step of 8 (the tensor cores' truncating sums "
-             "cover 8 products each), a K tile's fragments summed in FP32 and added to the accumulator with "
-             "compensation (more waits, twice the registers: 128x128 tiles with slices=2)",
-             {"tile", "tc", "kstep"}},
-            {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
-            {"slices", {2}, 1, 4,
-             "accum=tile or kstep: the fresh fragment covers BN / slices columns, one slice after another (tc "
-             "ignores it)"},
-            {"order", {2}, 0, 2,
-             "the 3xTF32 products per k step: corrections first, or big·big first; or a K tile's corrections all "
-             "before its big·big products",
-             {"small-first", "big-first", "corrections-first"}},
-            {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
-            {"prepass", {1}, 0, 1,
-             "1x: pack every operand (rounded to TF32), or only those not already K-major (the others are read in "
-             "place, truncated to TF32 by the tensor cores); 3x always packs (the split)",
-             {"always", "layout"}},
-            {"cluster", {1}, 1, 2,
-             "blocks per cluster: vertically adjacent tiles whose B tile is loaded once and multicast to both"},
-            {"split_a", {0}, 0, 1,
-             "3x: op(A) split by the pre-pass into TF32 planes, or loaded as it is (in place when K-major) and split "
-             "in registers, the wgmmas taking A from registers (only op(B) is packed)",
-             {"prepass", "registers"}},
-            {"transpose", {0}, 0, 1,
-             "compute C, or Cᵀ = op(B)ᵀ·op(A)ᵀ written transposed: op(B) takes A's place (with split_a=registers "
-             "split in registers, read in place when K-contiguous, only op(A) packed) and C's few rows become the "
-             "tile's N: for products of few rows and a large op(B)",
-             {"no", "yes"}},
-            {"inflight", {1}, 1, 3,
-             "accum=kstep: k steps in flight per consumer; above 1 a step's wgmmas are issued before the fragments "
-             "of the inflight - 1 steps before it are added (a fragment of registers each, the same sums)"},
-            {"steps", {1}, 1, 4,
-             "accum=kstep: k steps (of 8) whose products the tensor cores sum in one fresh fragment (fewer waits "
-             "and additions; each truncating sum covers more products)"},
-            {"compensate", {1}, 0, 8,
-             "accum=kstep: K tiles whose fragments are summed in FP32 before one compensated addition to the "
-             "accumulator (with slices=1 above 1: the sum spans the tile's width); 0: every fragment added with "
-             "compensation, no FP32 sum (its registers fit 128x128 with slices=1)"},
-            {"pingpong", {0}, 0, 1,
-             "accum=kstep with 2 consumers: the warpgroups issue their wgmma groups in turns (named barriers), so "
-             "that one's FP32 additions run while the other's wgmmas hold the tensor cores",
-             {"no", "yes"}},
-            {"splitk", {1}, 1, 128,
-             "split tail: the tiles of the last, partial wave (every tile when there are fewer tiles than SMs) "
-             "have their K split this many ways, the partial sums added by the last split to finish"},
-            {"tail", {0}, 0, 1,
-             "the tiles past the whole waves: split (splitk, above), or streamed (stream-K: the last whole wave "
-             "and the partial one as one run of K tiles, an equal share of it per block, a tile's parts added by "
-             "its last part to finish)",
-             {"split", "stream"}}};
+    std::vector<ParamSpec> out = {
+        {"tile", {128, 256, 32}, 8, 256, "block tile BM x BN x BK (BK 32, 16 or 8: one 128, 64 or 32-byte swizzle row)"},
+        {"consumers", {2}, 1, 2, "consumer warpgroups; each owns BM / consumers rows (a multiple of 64)"},
+        {"stages", {2}, 2, 8, "shared-memory slots of the TMA pipeline"},
+        {"mode", {0}, 0, 1, "3xTF32 (FP32 accuracy) or 1xTF32 (TF32 accuracy, labelled so)", {"3x", "1x"}},
+        {"split", {0}, 0, 1, "the big part of the 3xTF32 split: rounded to nearest or truncated",
+         {"round", "truncate"}},
+        {"accum", {0}, 0, 2,
+         "tile: the products of `flush` K tiles summed in a fresh fragment, then added in FP32; tc: all of K "
+         "summed in the tensor cores (fewer registers; their round-toward-zero addition grows the error with "
+         "K: lower precision); kstep: a fresh fragment per k step of 8 (the tensor cores' truncating sums "
+         "cover 8 products each), a K tile's fragments summed in FP32 and added to the accumulator with "
+         "compensation (more waits, twice the registers: 128x128 tiles with slices=2)",
+         {"tile", "tc", "kstep"}},
+        {"flush", {1}, 1, 64, "accum=tile: K tiles whose products share one fresh fragment"},
+        {"slices", {2}, 1, 4,
+         "accum=tile or kstep: the fresh fragment covers BN / slices columns, one slice after another (tc "
+         "ignores it)"},
+        {"order", {2}, 0, 2,
+         "the 3xTF32 products per k step: corrections first, or big·big first; or a K tile's corrections all "
+         "before its big·big products",
+         {"small-first", "big-first", "corrections-first"}},
+        {"group", {8}, 1, 64, "tile rows per band of the persistent tile order (L2 reuse)"},
+        {"prepass", {1}, 0, 1,
+         "1x: pack every operand (rounded to TF32), or only those not already K-major (the others are read in "
+         "place, truncated to TF32 by the tensor cores); 3x always packs (the split)",
+         {"always", "layout"}},
+        {"cluster", {1}, 1, 2,
+         "blocks per cluster: vertically adjacent tiles whose B tile is loaded once and multicast to both"},
+        {"split_a", {0}, 0, 1,
+         "3x: op(A) split by the pre-pass into TF32 planes, or loaded as it is (in place when K-major) and split "
+         "in registers, the wgmmas taking A from registers (only op(B) is packed)",
+         {"prepass", "registers"}},
+        {"transpose", {0}, 0, 1,
+         "compute C, or Cᵀ = op(B)ᵀ·op(A)ᵀ written transposed: op(B) takes A's place (with split_a=registers "
+         "split in registers, read in place when K-contiguous, only op(A) packed) and C's few rows become the "
+         "tile's N: for products of few rows and a large op(B)",
+         {"no", "yes"}},
+        {"inflight", {1}, 1, 3,
+         "accum=kstep: k steps in flight per consumer; above 1 a step's wgmmas are issued before the fragments "
+         "of the inflight - 1 steps before it are added (a fragment of registers each, the same sums)"},
+        {"steps", {1}, 1, 4,
+         "accum=kstep: k steps (of 8) whose products the tensor cores sum in one fresh fragment (fewer waits "
+         "and additions; each truncating sum covers more products)"},
+        {"compensate", {1}, 0, 8,
+         "accum=kstep: K tiles whose fragments are summed in FP32 before one compensated addition to the "
+         "accumulator (with slices=1 above 1: the sum spans the tile's width); 0: every fragment added with "
+         "compensation, no FP32 sum (its registers fit 128x128 with slices=1)"},
+        {"pingpong", {0}, 0, 1,
+         "accum=kstep with 2 consumers: the warpgroups issue their wgmma groups in turns (named barriers), so "
+         "that one's FP32 additions run while the other's wgmmas hold the tensor cores",
+         {"no", "yes"}}};
+    add_tail_params(out, 128);
+    return out;
   }
   const char* source() const override { return embedded::wgmma_source; }
   std::string entry() const override { return "gemm_wgmma"; }
@@ -107,8 +102,7 @@ class Wgmma final : public KernelFamily {
       out.push_back("splitk " + s(v.at("splitk")[0]) + " needs cluster=1 (a cluster's blocks share whole tiles)");
     if (stream(v) && v.at("cluster")[0] > 1)
       out.push_back("tail=stream needs cluster=1 (a cluster's blocks share whole tiles)");
-    if (stream(v) && v.at("splitk")[0] > 1)
-      out.push_back("splitk " + s(v.at("splitk")[0]) + " needs tail=split (the stream shares K out by itself)");
+    tail_violations(out, v);
     const int accum = v.at("accum")[0];
     if (const int sl = v.at("slices")[0]; sl > 1 && accum != 1) {  // accum=tc has no fragment
       if (t[1] % sl || !width(t[1] / sl))
@@ -172,15 +166,6 @@ class Wgmma final : public KernelFamily {
             size_t(smem(v))};
   }
   bool persistent(const ParamValues&) const override { return true; }
-  // The split tail's ways are gridDim.z (one binary serves every split); no reduce kernel: the last
-  // split of each tile adds the partial sums, counted on one arrival counter per tile.
-  int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
-  long long workspace_counters(const ParamValues& v, const Problem& p) const override {
-    return tiled::tail_counters(p, v.at("tile")[0], v.at("tile")[1], v.at("splitk")[0], stream(v));
-  }
-  long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const override {
-    return tiled::tail_workspace_floats(p, v.at("tile")[0], v.at("tile")[1], splits, resident, stream(v));
-  }
   int cluster(const ParamValues& v) const override { return v.at("cluster")[0]; }
   bool transposes(const ParamValues& v) const override { return v.at("transpose")[0] == 1; }
   Packing packing(const ParamValues& v) const override {
@@ -230,7 +215,6 @@ class Wgmma final : public KernelFamily {
 
  private:
   static bool a_registers(const ParamValues& v) { return v.at("mode")[0] == 0 && v.at("split_a")[0] == 1; }
-  static bool stream(const ParamValues& v) { return v.at("tail")[0] == 1; }
   static int registers(const ParamValues& v) {
     auto& t = v.at("tile");
     const int mw = t[0] / v.at("consumers")[0] / 64;
