@@ -529,13 +529,16 @@ void add_staging(const GpuModel& gpu, const Problem& p, const KernelFamily& f, c
 // (split_tail.cuh): whole waves of whole tiles, then rounds of split units, each split's partial
 // sums written and read back by the tile's last split at one SM's share of the L2 bandwidth.
 // `k_whole` is the K a whole tile runs (its K tiles, rounded as the kernel loads them).
-// `round_us`: what each round of split units after the first costs beyond its arithmetic.
 // With `stream`, the tail streamed instead (stream-K, s = 1): whole waves but the last, then each
-// block's share of the rest's K tiles, a unit per tile the share touches, charged like the split
-// tail's rounds; the fix-up reads the parts of the tile cut into most. The shares start at other
-// K offsets, so the blocks share no operand tile in L2: each of the run's K tiles (`ktile_bytes`,
-// both operands) comes from DRAM (hk-1024x1024x64K tensor_fp32, 128 wgmma tiles of 2048 K tiles:
-// 12.9 GB, 3.2 ms measured against 2.2 predicted without it; perf-log 107).
+// block's share of the rest's K tiles, a unit per tile the share touches; the fix-up reads the
+// parts of the tile cut into most. The shares start at other K offsets, so the blocks share no
+// operand tile in L2: each of the run's K tiles (`ktile_bytes`, both operands) comes from DRAM
+// (hk-1024x1024x64K tensor_fp32, 128 wgmma tiles of 2048 K tiles: 12.9 GB, 3.2 ms measured against
+// 2.2 predicted without it; perf-log 107).
+struct TailCosts {
+  double round_us = 0;  // each round of split units after the first, beyond its arithmetic
+  double unit_us = 0;   // each unit of a block's stream after its first, beyond its arithmetic
+};
 struct Persistent {
   double compute_s;  // the busiest SM's compute and fix-up time
   int splits;
@@ -544,7 +547,7 @@ struct Persistent {
   size_t workspace;  // the partial sums' bytes
 };
 Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktiles, long long bm, long long bn,
-                           long long bk, double k_whole, int s, double sm_rate, double round_us = 0,
+                           long long bk, double k_whole, int s, double sm_rate, const TailCosts& costs,
                            bool stream = false, double ktile_bytes = 0) {
   const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
   if (stream) {
@@ -559,7 +562,7 @@ Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktile
       const double t_read = double(plan.run()) * ktile_bytes / (gpu.dram_gbps * 1e9);
       const double t_share = std::max(share / double(ktiles) * flop_s, t_read);
       r.compute_s = double(plan.whole / blocks) * flop_s + t_share + (1 + parts) * tile_bytes / l2_per_sm +
-                    (plan.segments - 1) * round_us * 1e-6;
+                    (plan.segments - 1) * costs.unit_us * 1e-6;
       r.splits = 1;
       r.stream = true;
       r.waves = double(tiles) / gpu.sms;
@@ -575,7 +578,7 @@ Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktile
   const double t_fix = plan.splits > 1 ? (1 + plan.splits) * tile_bytes / l2_per_sm : 0;
   Persistent r;
   r.compute_s = (rounds_whole * k_whole + rounds_split * k_split) * 2.0 * bm * bn / sm_rate + t_fix +
-                std::max(0.0, rounds_split - 1) * round_us * 1e-6;
+                std::max(0.0, rounds_split - 1) * costs.round_us * 1e-6;
   r.splits = plan.splits;
   r.stream = false;
   r.waves = double(plan.units()) / gpu.sms;
@@ -598,8 +601,9 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
   const long long bm = t[0], bn = t[1], bk = t[2];
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
+  // A stream unit past a block's first costs its arithmetic alone (perf-log 132).
   const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate,
-                                   kSplitRoundUs * real_share(p, tiles, bm, bn), stream, 4.0 * (bm + bn) * bk);
+                                   {kSplitRoundUs * real_share(p, tiles, bm, bn), 0}, stream, 4.0 * (bm + bn) * bk);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
   // Its variant follows C's alignment alone (the operands are staged where TMA cannot read them).
@@ -627,8 +631,8 @@ Estimate wgmma_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double kp = double(ceil_div(p.k, 32) * 32);
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
-  const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate,
-                                   kSplitRoundUs * real_share(p, tiles, bm, bn), stream,
+  const double round_us = kSplitRoundUs * real_share(p, tiles, bm, bn);
+  const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, kp, s, sm_rate, {round_us, round_us}, stream,
                                    4.0 * double(planes_a * bm + planes * bn) * bk);
   // In place: A K-major is trans_a = no, B K-major is trans_b = yes, rows of 16 bytes.
   const bool a_packed = (three && !raw_a) || p.trans_a == Trans::yes || p.lda % 4;
