@@ -601,9 +601,11 @@ Estimate hopper_simt_time(const GpuModel& gpu, const Problem& p, const Candidate
   const long long bm = t[0], bn = t[1], bk = t[2];
   const long long tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn), ktiles = ceil_div(p.k, bk);
   const double sm_rate = rate_of(c, p) * gpu.fp32_tflops * 1e12 / gpu.sms;
-  // A stream unit past a block's first costs its arithmetic alone (perf-log 132).
+  // A stream of more than a wave of tiles pays nothing measurable for a unit past a block's first;
+  // under a wave (every share less than a tile) it pays a split round's cost (perf-log 133).
+  const double round_us = kSplitRoundUs * real_share(p, tiles, bm, bn);
   const auto run = persistent_time(gpu, tiles, ktiles, bm, bn, bk, double(ktiles * bk), s, sm_rate,
-                                   {kSplitRoundUs * real_share(p, tiles, bm, bn), 0}, stream, 4.0 * (bm + bn) * bk);
+                                   {round_us, tiles < gpu.sms ? round_us : 0}, stream, 4.0 * (bm + bn) * bk);
   const double bw = gpu.dram_gbps * 1e9, mn = double(p.m) * double(p.n);
   const double t_mem = (4.0 * (double(p.m) * p.k + double(p.k) * p.n) + 4.0 * mn * (p.beta != 0.0f ? 2 : 1)) / bw;
   // Its variant follows C's alignment alone (the operands are staged where TMA cannot read them).
