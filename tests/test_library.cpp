@@ -255,10 +255,9 @@ TEST(Dispatch, LargeProductsTakeWideTilesAndTheTensorCoresOnHopper) {
 }
 
 // A partial last wave on hopper-simt: 2049³ is 289 tiles of 128x128, 2 waves of 132 and 25 more;
-// the model splits those 25 (the split tail, issue 30: 4 ways measured best) instead of running a
-// third wave of whole tiles, and says so.
-// 2049³ (2.19 waves of 128x128 tiles) streams its tail: 412 us against split 4's 417 on the H100;
-// 768³ (36 tiles, under a wave) keeps its split: 34.5 us against the stream's 35.4 (perf-log 133).
+// the model streams the last whole wave and the 25 instead of running a third wave of whole tiles
+// (412 us against the split tail's best, 4 ways, 417 on the H100), and says so. 768³ (36 tiles,
+// under a wave) keeps its split: 34.5 us against the stream's 35.4 (perf-log 133).
 TEST(Dispatch, PartialLastWaveIsStreamedOrSplit) {
   auto d = pick(GpuModel::h100(), shape(2049, 2049, 2049), MathMode::strict_fp32);
   EXPECT_EQ(d.family, "hopper-simt") << d.why;
