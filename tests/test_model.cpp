@@ -614,12 +614,6 @@ TEST(HopperSimt, NamesEachBrokenRule) {
   EXPECT_NE(why("tile=64x64x64,warp=32x32,vpt=4x8").find("conflict=swizzle or all needs tile.k 8, 16 or 32"),
             std::string::npos);
   EXPECT_EQ(why("tile=64x64x64,warp=32x32,vpt=4x8,conflict=none"), "");
-  EXPECT_NE(why("tile=64x64x64,warp=32x32,vpt=4x8,conflict=none,turn=a").find("turn needs tile.k 8, 16 or 32"),
-            std::string::npos);
-  // Two staging slots of each turned tile: both operands' at 6 stages of 128x128x32 no longer fit.
-  EXPECT_EQ(why("turn=a"), "");
-  EXPECT_NE(why("turn=both").find("KB of shared memory"), std::string::npos);
-  EXPECT_EQ(why("turn=both,stages=4"), "");
   // 8 consumer warps and the producer warpgroup; a block per tile until the launcher caps the grid.
   auto v = parse_params(f, "tile=128x256x16,warp=64x64,vpt=8x16");
   auto g = f.geometry(v, Problem::square(4096));
@@ -768,38 +762,4 @@ TEST(HopperSimt, ModelCountsTmaAndSharedLoads) {
   EXPECT_DOUBLE_EQ(f.model(v, p, var).global_store_inst, blocks * 8 * 8 * 16);
   auto split = f.model(parse_params(f, "splitk=4"), p, Variant{true, true, true, true, true});
   EXPECT_DOUBLE_EQ(split.global_store_bytes, 4 * 4.0 * 4096 * 4096);  // every tile counted as split: a bound
-  // Turned tiles: per 4 k of 32 rows a 16-byte load and four 4-byte stores; op(B) turned owns adjacent
-  // columns again (16-byte stores of C). A tile already outer-contiguous is not turned.
-  auto both = parse_params(f, "tile=128x256x16,warp=64x64,vpt=8x16,turn=both");
-  auto turned = f.model(both, p, var);  // op(A) K-contiguous, op(B) K-contiguous
-  const double turner_loads = blocks * ktiles * 4 * (128 + 256) / 32.0;
-  EXPECT_DOUBLE_EQ(turned.shared_load_inst, blocks * ktiles * 8 * 4 * (8 + 16) + turner_loads);
-  EXPECT_DOUBLE_EQ(turned.shared_store_inst, 4 * turner_loads);
-  EXPECT_DOUBLE_EQ(turned.global_store_inst, blocks * 8 * 8 * 16 / 4);
-  auto outer = f.model(both, p, Variant{false, true, true, true, true});  // nothing K-contiguous
-  EXPECT_DOUBLE_EQ(outer.shared_store_inst, 0);
-}
-
-// The turners' shared accesses in a bank model: a warp takes 32 adjacent rows' same 4 k of a landed
-// tile (swizzled, rows of BK floats), so a quarter-warp's 16-byte loads meet 8 bank groups; each
-// 4-byte store of the warp (one k, 32 adjacent rows of the turned tile) is one 128-byte line.
-TEST(HopperSimt, TurnersReadAndWriteInOneWavefront) {
-  for (int bk : {8, 16, 32})
-    for (int outer : {64, 128, 256})
-      for (int i0 = 0; i0 < outer * bk / 4; i0 += 32) {  // a warp's first item
-        for (int quarter = 0; quarter < 4; ++quarter) {
-          std::set<unsigned> groups;
-          for (int lane = 8 * quarter; lane < 8 * quarter + 8; ++lane) {
-            const int i = i0 + lane, o = i % outer, k = i / outer * 4;
-            groups.insert((tma::swizzled(unsigned(o * bk + k) * 4, unsigned(bk * 4)) / 16) % 8);
-          }
-          EXPECT_EQ(groups.size(), 8u) << "bk " << bk << " outer " << outer << " item " << i0;
-        }
-        std::set<unsigned> lines;
-        for (int lane = 0; lane < 32; ++lane) {
-          const int i = i0 + lane, o = i % outer, k = i / outer * 4;
-          lines.insert(unsigned(k * outer + o) * 4 / 128);
-        }
-        EXPECT_EQ(lines.size(), 1u) << "bk " << bk << " outer " << outer << " item " << i0;
-      }
 }

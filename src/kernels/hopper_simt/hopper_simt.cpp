@@ -36,10 +36,6 @@ class HopperSimt final : public tiled::TailFamily {
          "register fragments: each step's loaded just before its FFMAs (single); B's one step ahead into a second "
          "set (double-b); A's and B's (double)",
          {"single", "double-b", "double"}},
-        {"turn", {0}, 0, 3,
-         "K-contiguous tiles the consumers read turned outer-contiguous: TMA lands them in a staging slot and the "
-         "producer warpgroup's other three warps rewrite them (none, op(A)'s, op(B)'s, both)",
-         {"none", "a", "b", "both"}},
         {"transpose", {0}, 0, 1,
          "compute C, or Cᵀ = op(B)ᵀ·op(A)ᵀ written transposed: each operand's tile lies the other way round "
          "(row-major NN runs as TT), C stored a value at a time",
@@ -60,9 +56,6 @@ class HopperSimt final : public tiled::TailFamily {
     if (v.at("conflict")[0] >= 1 && t[2] != 8 && t[2] != 16 && t[2] != 32)
       out.push_back("conflict=swizzle or all needs tile.k 8, 16 or 32 (a K-contiguous row of 32, 64 or 128 bytes: one TMA "
                     "swizzle span), not " + s(t[2]) + "; or conflict=none");
-    if (v.at("turn")[0] && t[2] != 8 && t[2] != 16 && t[2] != 32)
-      out.push_back("turn needs tile.k 8, 16 or 32 (the staged tile is swizzled, rows of one TMA swizzle span), not " +
-                    s(t[2]));
     tail_violations(out, v);
     if (!tiled::warp_tile_fits(out, v) || !out.empty()) return out;
     if (consumer_warps(v) % 4)
@@ -84,8 +77,7 @@ class HopperSimt final : public tiled::TailFamily {
             tiled::define("TN", r[1]),          tiled::define("STAGES", v.at("stages")[0]),
             tiled::define("GROUP", v.at("group")[0]), tiled::define("FRAGMENTS", v.at("fragments")[0] + 1),
             tiled::define("SWIZZLE_A", swizzled(v).a),
-            tiled::define("SWIZZLE_B", swizzled(v).b), tiled::define("TAIL_STREAM", stream(v)),
-            tiled::define("TURN_A", turned(v).a),       tiled::define("TURN_B", turned(v).b)};
+            tiled::define("SWIZZLE_B", swizzled(v).b), tiled::define("TAIL_STREAM", stream(v))};
   }
   // A block per tile, or with the stream up to one per K tile (the launcher keeps the resident ones).
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
@@ -110,27 +102,22 @@ class HopperSimt final : public tiled::TailFamily {
     return {};
   }
   // Per block and K tile: two TMA loads (no load instructions in any thread); per consumer warp and
-  // chunk of 4 k: TM + TN 16-byte shared loads; a turned tile adds, per 4 k of 32 of its rows, a
-  // 16-byte load and four 4-byte stores. The split tail's splits each store partial sums.
+  // chunk of 4 k: TM + TN 16-byte shared loads. The split tail's splits each store partial sums.
   KernelModel model(const ParamValues& v, const Problem& p, const Variant& var) const override {
     auto &t = v.at("tile"), &r = v.at("vpt");
     const auto tl = tiling(p, v);
     const int splits = v.at("splitk")[0];
     const double consumer_warps = this->consumer_warps(v), chunks = t[2] / 4.0;
-    const bool turn_a = turned(v).a && var.a_k_contig, turn_b = turned(v).b && !var.b_n_contig;
-    const double turned_rows = (turn_a ? t[0] : 0) + (turn_b ? t[1] : 0);
     KernelModel m;
     m.global_load_inst = 0;
     m.global_async_inst = 0;
     m.tma_load_inst = tl.blocks * tl.ktiles * 2;
     m.global_load_bytes = tl.blocks * tl.ktiles * 4.0 * (t[0] + t[1]) * t[2];
-    const double turn_inst = tl.blocks * tl.ktiles * chunks * turned_rows / 32;
-    m.shared_load_inst = tl.blocks * tl.ktiles * consumer_warps * chunks * (r[0] + r[1]) + turn_inst;
+    m.shared_load_inst = tl.blocks * tl.ktiles * consumer_warps * chunks * (r[0] + r[1]);
     m.shared_load_bytes = m.shared_load_inst * 32 * 16;
-    m.shared_store_inst = 4 * turn_inst;
-    // Four columns per store where the thread owns adjacent columns (op(B)'s tile outer-contiguous)
-    // and C allows it.
-    const bool vec = (var.b_n_contig || turn_b) && var.c_vec;
+    m.shared_store_inst = 0;
+    // Four columns per store where the thread owns adjacent columns (B outer-contiguous) and C allows it.
+    const bool vec = var.b_n_contig && var.c_vec;
     tiled::add_epilogue(m, p, tl.blocks * splits * consumer_warps * r[0] * r[1] / (vec ? 4.0 : 1.0));
     m.global_store_bytes *= splits;
     m.assumptions = {"edge tiles counted like interior ones (TMA loads whole boxes, zero-filled)"};
@@ -153,19 +140,13 @@ class HopperSimt final : public tiled::TailFamily {
   // op(B)ᵀ's by lane % LANES_N (LANES_N = WN / TN): the one with one row per quarter-warp reads it
   // as a broadcast, and its loads keep immediate offsets (conflict=all swizzles it too: whether
   // the 4 rows a warp's quarters read then share a wavefront is the experiment).
-  struct PerOperand {
+  struct Swizzled {
     bool a, b;
   };
-  // A turned tile lands swizzled whatever `conflict` says: the turners read 8 rows at one k.
-  static PerOperand swizzled(const ParamValues& v) {
+  static Swizzled swizzled(const ParamValues& v) {
     const int conflict = v.at("conflict")[0];
     const int lanes_n = v.at("warp")[1] / v.at("vpt")[1];
-    return {conflict == 2 || (conflict == 1 && lanes_n < 8) || turned(v).a,
-            conflict == 2 || (conflict == 1 && lanes_n > 1) || turned(v).b};
-  }
-  static PerOperand turned(const ParamValues& v) {
-    const int turn = v.at("turn")[0];
-    return {(turn & 1) != 0, (turn & 2) != 0};
+    return {conflict == 2 || (conflict == 1 && lanes_n < 8), conflict == 2 || (conflict == 1 && lanes_n > 1)};
   }
   static int consumer_warps(const ParamValues& v) {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]);
@@ -187,14 +168,11 @@ class HopperSimt final : public tiled::TailFamily {
     const int frag = v.at("fragments")[0];
     return r[0] * r[1] + 4 * r[0] * (frag == 2 ? 2 : 1) + 16 * (frag ? 2 : 1) + 24;
   }
-  // Stages, the two staging slots of turned tiles (counted whatever the operands' layout), 1024
-  // bytes to align them, two mbarriers per slot.
   static long long smem(const ParamValues& v) {
     auto& t = v.at("tile");
     auto tile_bytes = [&](int outer) { return (4ll * outer * t[2] + 1023) / 1024 * 1024; };
-    const long long landed = (turned(v).a ? tile_bytes(t[0]) : 0) + (turned(v).b ? tile_bytes(t[1]) : 0);
-    const long long stages = v.at("stages")[0];
-    return stages * (tile_bytes(t[0]) + tile_bytes(t[1])) + 2 * landed + 1024 + 16 * (stages + 2);
+    // Stages, 1024 bytes to align them, two mbarriers per stage.
+    return v.at("stages")[0] * (tile_bytes(t[0]) + tile_bytes(t[1])) + 1024 + 16ll * v.at("stages")[0];
   }
   static long long tiles(const ParamValues& v, const Problem& p) {
     auto& t = v.at("tile");

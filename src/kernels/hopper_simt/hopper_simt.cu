@@ -26,12 +26,6 @@
 // several rows of that operand's tile) have TMA store such a tile with the swizzle of its row
 // length (32, 64 or 128 bytes): the 16-byte chunks of each 128-byte line trade places by XOR with
 // the line's position in its 1024-byte period, so the 8 rows' chunks land in 8 different bank groups.
-//
-// TURN_A and TURN_B turn such a K-contiguous tile outer-contiguous before the consumers see it: TMA
-// lands it (swizzled) in one of TURN_STAGES staging slots, and the producer warpgroup's three idle
-// warps (the turners) rewrite it into the consumers' slot as BK rows of OUTER floats. The consumers
-// then run the code of an outer-contiguous operand, whose FFMA schedule ptxas builds best (row-major
-// TN ran 0.936x cuBLAS at 4096³ where NN ran 0.910 and NT 0.896, perf-log 60).
 #include "gemm_tile.cuh"
 #include "hopper.cuh"
 #include "split_tail.cuh"
@@ -71,20 +65,9 @@ struct TmaTile {
     return hopper::lds128(tma::swizzled(row, BK * 4) ^ unsigned(k * 4));
   }
 };
-// A turned operand's tile as the consumers read it: outer-contiguous, whatever its global layout.
-constexpr bool TURNED_A = TURN_A && A_K_CONTIG, TURNED_B = TURN_B && !B_N_CONTIG;
-constexpr bool TILE_A_K = A_K_CONTIG && !TURNED_A, TILE_B_N = B_N_CONTIG || TURNED_B;
-using TileA = TmaTile<BM, TILE_A_K, TILE_A_K && SWIZZLE_A>;
-using TileB = TmaTile<BN, !TILE_B_N, !TILE_B_N && SWIZZLE_B>;
+using TileA = TmaTile<BM, A_K_CONTIG, A_K_CONTIG && SWIZZLE_A>;
+using TileB = TmaTile<BN, !B_N_CONTIG, !B_N_CONTIG && SWIZZLE_B>;
 constexpr int STAGE_BYTES = TileA::kBytes + TileB::kBytes;
-// The staging slots of turned tiles (swizzled: the turners read 8 rows' same chunk per wavefront).
-using LandedA = TmaTile<BM, true, true>;
-using LandedB = TmaTile<BN, true, true>;
-constexpr int TURN_STAGES = 2;
-constexpr int TURNERS = 96;  // the producer warpgroup's warps 1-3
-constexpr int LANDED_BYTES = (TURNED_A ? LandedA::kBytes : 0) + (TURNED_B ? LandedB::kBytes : 0);
-// What TMA writes into a consumers' slot directly.
-constexpr int DIRECT_BYTES = (TURNED_A ? 0 : TileA::kBytes) + (TURNED_B ? 0 : TileB::kBytes);
 
 // Which rows and columns of the block tile a consumer thread owns. Along a dimension the operand
 // is contiguous in (outer-contiguous tile), 4 adjacent values per 16-byte load: sub-tiles of 4
@@ -106,110 +89,34 @@ __device__ inline void tile_origin(const tail::Unit& w, long long tiles_m, long 
   m0 = tm * BM, n0 = tn * BN;
 }
 
-// The shared memory of a block: STAGES slots the consumers read, the staging slots of turned tiles,
-// then the barriers (full/empty: the consumers' slots; landed/turned: the staging slots).
-struct Pipeline {
-  unsigned char* base;
-  unsigned long long *full, *empty, *landed, *turned;
-  __device__ explicit Pipeline(unsigned char* smem)
-      : base(smem),
-        full(reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE_BYTES + TURN_STAGES * LANDED_BYTES)),
-        empty(full + STAGES), landed(empty + STAGES), turned(landed + TURN_STAGES) {}
-  __device__ unsigned char* slot(int s) const { return base + s * STAGE_BYTES; }
-  __device__ unsigned char* staging(int t) const { return base + STAGES * STAGE_BYTES + t * LANDED_BYTES; }
-  // A slot is full once the producer has arrived with its direct loads' bytes and, where a tile is
-  // turned, each turner warp has arrived after writing it.
-  __device__ void init() const {
-    for (int s = 0; s < STAGES; ++s) {
-      hopper::mbar_init(&full[s], 1 + (LANDED_BYTES ? TURNERS / 32 : 0));
-      hopper::mbar_init(&empty[s], CONSUMERS);
-    }
-    for (int t = 0; t < TURN_STAGES; ++t) {
-      hopper::mbar_init(&landed[t], 1);
-      hopper::mbar_init(&turned[t], TURNERS / 32);
-    }
-    hopper::fence_barrier_init();
-  }
-};
-
-// Every K tile this block computes, in order, with its round (the count of K tiles before it).
-template <class F>
-__device__ inline void each_k_tile(const tail::Schedule& plan, long long worker, long long workers, F f) {
-  int round = 0;
+// The producer: one thread issues both loads of every K tile of every unit this block computes.
+__device__ inline void produce(const TensorMaps& maps, float* smem, unsigned long long* full, unsigned long long* empty,
+                               const tail::Schedule& plan, long long tiles_m, long long tiles_n, long long worker,
+                               long long workers) {
+  int round_slot = 0;  // K tiles issued so far
   for (long long u = worker; u < plan.units(); u += workers) {
     const tail::Unit w = plan.unit(u);
     if (w.tile < 0) continue;
-    for (int kt = w.k0; kt < w.k1; ++kt, ++round) f(w, kt, round);
-  }
-}
-
-// The producer: one thread issues both loads of every K tile of every unit this block computes,
-// a turned tile's into a staging slot.
-__device__ inline void produce(const TensorMaps& maps, const Pipeline& pipe, const tail::Schedule& plan,
-                               long long tiles_m, long long tiles_n, long long worker, long long workers) {
-  each_k_tile(plan, worker, workers, [&](const tail::Unit& w, int kt, int round) {
     long long m0, n0;
     tile_origin(w, tiles_m, tiles_n, m0, n0);
-    const int k0 = kt * BK, s = round % STAGES, t = round % TURN_STAGES;
-    auto load_a = [&](void* to, unsigned long long* bar) {
-      if (A_K_CONTIG) hopper::tma_load_2d(to, &maps.a, k0, int(m0), bar);
-      else hopper::tma_load_2d(to, &maps.a, int(m0), k0, bar);
-    };
-    auto load_b = [&](void* to, unsigned long long* bar) {
-      if (B_N_CONTIG) hopper::tma_load_2d(to, &maps.b, int(n0), k0, bar);
-      else hopper::tma_load_2d(to, &maps.b, k0, int(n0), bar);
-    };
-    if (LANDED_BYTES) {
-      hopper::mbar_wait(&pipe.turned[t], ((round / TURN_STAGES) & 1) ^ 1);
-      hopper::mbar_expect_bytes(&pipe.landed[t], LANDED_BYTES);
-      if (TURNED_A) load_a(pipe.staging(t), &pipe.landed[t]);
-      if (TURNED_B) load_b(pipe.staging(t) + (TURNED_A ? LandedA::kBytes : 0), &pipe.landed[t]);
+    for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
+      const int s = round_slot % STAGES;
+      hopper::mbar_wait(&empty[s], ((round_slot / STAGES) & 1) ^ 1);
+      hopper::mbar_expect_bytes(&full[s], STAGE_BYTES);
+      unsigned char* slot = reinterpret_cast<unsigned char*>(smem) + s * STAGE_BYTES;
+      const int k0 = kt * BK;
+      if (A_K_CONTIG) hopper::tma_load_2d(slot, &maps.a, k0, int(m0), &full[s]);
+      else hopper::tma_load_2d(slot, &maps.a, int(m0), k0, &full[s]);
+      if (B_N_CONTIG) hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, int(n0), k0, &full[s]);
+      else hopper::tma_load_2d(slot + TileA::kBytes, &maps.b, k0, int(n0), &full[s]);
     }
-    hopper::mbar_wait(&pipe.empty[s], ((round / STAGES) & 1) ^ 1);
-    hopper::mbar_expect_bytes(&pipe.full[s], DIRECT_BYTES);
-    if (!TURNED_A) load_a(pipe.slot(s), &pipe.full[s]);
-    if (!TURNED_B) load_b(pipe.slot(s) + TileA::kBytes, &pipe.full[s]);
-  });
-}
-
-// A landed K-contiguous tile (OUTER rows of BK floats, swizzled) rewritten as BK rows of OUTER
-// floats. A warp takes 32 adjacent rows' same 4 k: its 16-byte loads meet 8 bank groups per
-// quarter-warp (the swizzle) and each of its 4-byte stores fills one 128-byte line.
-template <int OUTER>
-__device__ inline void turn_tile(const float* landed, float* tile, int turner) {
-  constexpr int ITEMS = OUTER * (BK / KCHUNK);
-#pragma unroll 4
-  for (int i = turner; i < ITEMS; i += TURNERS) {
-    const int o = i % OUTER, k = i / OUTER * KCHUNK;
-    const float4 v = TmaTile<OUTER, true, true>::read4(landed, o, k);
-    tile[k * OUTER + o] = v.x, tile[(k + 1) * OUTER + o] = v.y;
-    tile[(k + 2) * OUTER + o] = v.z, tile[(k + 3) * OUTER + o] = v.w;
   }
-}
-
-// The turners: every K tile, once it has landed and the consumers have freed its slot.
-__device__ inline void turn(const Pipeline& pipe, const tail::Schedule& plan, long long worker, long long workers,
-                            int turner) {
-  each_k_tile(plan, worker, workers, [&](const tail::Unit&, int, int round) {
-    const int s = round % STAGES, t = round % TURN_STAGES;
-    hopper::mbar_wait(&pipe.landed[t], (round / TURN_STAGES) & 1);
-    hopper::mbar_wait(&pipe.empty[s], ((round / STAGES) & 1) ^ 1);
-    const float* landed = reinterpret_cast<const float*>(pipe.staging(t));
-    float* slot = reinterpret_cast<float*>(pipe.slot(s));
-    if (TURNED_A) turn_tile<BM>(landed, slot, turner);
-    if (TURNED_B) turn_tile<BN>(landed + (TURNED_A ? LandedA::kBytes / 4 : 0), slot + TileA::kBytes / 4, turner);
-    // The staging slot goes back to TMA (another proxy) after the loads from it; the warp's stores
-    // are ordered before lane 0's release by the warp barrier.
-    hopper::fence_proxy_async_shared();
-    __syncwarp();
-    if (turner % 32 == 0) hopper::mbar_arrive(&pipe.turned[t]), hopper::mbar_arrive(&pipe.full[s]);
-  });
 }
 
 // A K tile is read in chunks of 4 k: the thread's TM x 4 values of A, then B in steps, each the
 // values of BSTEP columns at the chunk's 4 k (four columns one k per load where B is outer-
 // contiguous, one column's four k per load where it is K-contiguous) and their FFMAs.
-constexpr int BSTEP = TILE_B_N ? 4 : 1;
+constexpr int BSTEP = B_N_CONTIG ? 4 : 1;
 constexpr int STEPS = TN / BSTEP, CHUNKS = BK / KCHUNK;
 using FragA = float[TM][KCHUNK];
 using FragB = float[BSTEP][KCHUNK];
@@ -217,18 +124,18 @@ using FragB = float[BSTEP][KCHUNK];
 template <class RowsA>
 __device__ inline void load_a(FragA& a, const float* As, const RowsA& rows, int k0) {
 #pragma unroll
-  for (int i = 0; i < TM; i += TILE_A_K ? 1 : 4)
+  for (int i = 0; i < TM; i += A_K_CONTIG ? 1 : 4)
 #pragma unroll
-    for (int kk = 0; kk < (TILE_A_K ? 1 : KCHUNK); ++kk) {
+    for (int kk = 0; kk < (A_K_CONTIG ? 1 : KCHUNK); ++kk) {
       const float4 v = TileA::read4(As, rows.at(i), k0 + kk);
-      if (TILE_A_K) a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
+      if (A_K_CONTIG) a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
       else a[i][kk] = v.x, a[i + 1][kk] = v.y, a[i + 2][kk] = v.z, a[i + 3][kk] = v.w;
     }
 }
 
 template <class ColsB>
 __device__ inline void load_b(FragB& b, const float* Bs, const ColsB& cols, int k0, int step) {
-  if (TILE_B_N) {
+  if (B_N_CONTIG) {
 #pragma unroll
     for (int kk = 0; kk < KCHUNK; ++kk) {
       const float4 v = TileB::read4(Bs, cols.at(step * 4), k0 + kk);
@@ -298,9 +205,12 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
   follow_previous_grid();
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
-  const Pipeline pipe(align_1024(smem_raw));
+  float* smem = reinterpret_cast<float*>(align_1024(smem_raw));
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(reinterpret_cast<unsigned char*>(smem) +
+                                                                   STAGES * STAGE_BYTES);
+  unsigned long long* empty = full + STAGES;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (threadIdx.x == 0) pipe.init();
+  if (threadIdx.x == 0) init_pipeline(full, empty, STAGES, CONSUMERS);
   __syncthreads();
 
   // Every block of the grid is one worker of the schedule; gridDim.z is the split tail's ways.
@@ -311,16 +221,15 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
 
   if (warp >= CONSUMERS) {
     if (REBALANCE) regs_dealloc<PRODUCER_REGS>();
-    if (warp == CONSUMERS && lane == 0) produce(maps, pipe, plan, tiles_m, tiles_n, worker, workers);
-    if (LANDED_BYTES && warp > CONSUMERS) turn(pipe, plan, worker, workers, threadIdx.x - 32 * (CONSUMERS + 1));
+    if (warp == CONSUMERS && lane == 0) produce(maps, smem, full, empty, plan, tiles_m, tiles_n, worker, workers);
     return;
   }
   if (REBALANCE) regs_alloc<CONSUMER_REGS>();
 
-  const Owned<LANES_M, TILE_A_K> rows((warp / WARPS_N) * WM, lane / LANES_N);
-  const Owned<LANES_N, !TILE_B_N> cols((warp % WARPS_N) * WN, lane % LANES_N);
+  const Owned<LANES_M, A_K_CONTIG> rows((warp / WARPS_N) * WM, lane / LANES_N);
+  const Owned<LANES_N, !B_N_CONTIG> cols((warp % WARPS_N) * WN, lane % LANES_N);
   // Four adjacent columns per 16-byte store where the thread owns them (B outer-contiguous).
-  const bool vec = TILE_B_N && C_VEC;
+  const bool vec = B_N_CONTIG && C_VEC;
   __shared__ bool last_split;
   int round_slot = 0;
   for (long long u = worker; u < plan.units(); u += workers) {
@@ -333,8 +242,8 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
     for (int kt = w.k0; kt < w.k1; ++kt, ++round_slot) {
       const int s = round_slot % STAGES;
-      mbar_wait(&pipe.full[s], (round_slot / STAGES) & 1);
-      const float* slot = reinterpret_cast<const float*>(pipe.slot(s));
+      mbar_wait(&full[s], (round_slot / STAGES) & 1);
+      const float* slot = reinterpret_cast<const float*>(reinterpret_cast<const unsigned char*>(smem) + s * STAGE_BYTES);
       compute(acc, slot, slot + TileA::kBytes / 4, rows, cols);
       // The slot goes back once every lane's loads from it are done. The arrival alone does not
       // order the warp's shared loads before the producer's next TMA write into the slot (another
@@ -342,7 +251,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
       // wrong (B K-contiguous at 8-way conflicts, perf-log entry 21).
       fence_proxy_async_shared();
       __syncwarp();
-      if (lane == 0) mbar_arrive(&pipe.empty[s]);
+      if (lane == 0) mbar_arrive(&empty[s]);
     }
     if (w.split >= 0) {
       // A part of a tail tile: its partial sums go to the workspace; the tile's last part to arrive
@@ -361,7 +270,7 @@ extern "C" __global__ void __launch_bounds__(NT, 1)
         for (int j = 0; j < TN; j += 4) gl::store_c4(g, m0 + rows.at(i), n0 + cols.at(j), &acc[i][j], true);
         continue;
       }
-      if (!TILE_B_N) {
+      if (!B_N_CONTIG) {
 #pragma unroll
         for (int j = 0; j < TN; ++j) gl::store_c(g, m0 + rows.at(i), n0 + cols.at(j), acc[i][j]);
         continue;
