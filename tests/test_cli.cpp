@@ -60,6 +60,7 @@ TEST(Cli, BadInputGetsOneLineAndExitCode2) {
   expect_usage_error("bench --average --average-shape 10x10", "must be LxMxN");
   expect_usage_error("bench --average-shape 10x0x10", "must be LxMxN with each from 1 to 2^20");
   expect_usage_error("bench --layout row,diag", "unknown layout 'diag'");
+  expect_usage_error("bench --trans-b n,x", "unknown transpose 'x'");
 }
 
 TEST(Cli, WithoutAGpu) {

@@ -430,17 +430,20 @@ TEST(Gpu, CliBenchWritesVerifiedResults) {
   auto dir = std::filesystem::temp_directory_path() / "gemmlab-gpu-cli";
   std::filesystem::create_directories(dir);
   auto json = dir / "r.json", csv = dir / "r.csv";
-  auto r = run_cli("bench --size 100,67 --kernel naive,openblas,cublas-tf32 --beta 0.5 --layout col --trans-b t --pad 3 "
+  auto r = run_cli("bench --size 100,67 --kernel naive,openblas,cublas-tf32 --beta 0.5 --layout col --trans-b t,n --pad 3 "
                    "--json " + json.string() + " --csv " + csv.string());
   ASSERT_EQ(r.code, 0) << r.out;
   auto j = nlohmann::json::parse(read_file(json).value());
-  ASSERT_EQ(j["results"].size(), 8u);  // cuBLAS is always measured too
+  ASSERT_EQ(j["results"].size(), 16u);  // cuBLAS is always measured too
+  std::set<std::string> trans_b;
   for (auto& rec : j["results"]) {
+    trans_b.insert(rec["trans_b"].get<std::string>());
     EXPECT_EQ(rec["status"], "ok") << rec.dump();
     EXPECT_TRUE(rec["verified"].get<bool>());
     EXPECT_GT(rec["gflops"].get<double>(), 0);
     EXPECT_EQ(rec["ldc"].get<int>(), rec["m"].get<int>() + 3);
   }
+  EXPECT_EQ(trans_b, (std::set<std::string>{"n", "t"}));
   EXPECT_FALSE(j["metadata"]["gpu"]["name"].get<std::string>().empty());
   EXPECT_TRUE(read_file(csv).has_value());
 }

@@ -37,7 +37,7 @@ struct BenchArgs {
 
 // The problems the options name: the corpus's, or every size in every layout
 // and transpose named
-// (--layout row,col --trans n,t), with --m/--n/--k, --pad and --ld* applied.
+// (--layout row,col --trans-a n,t --trans-b n,t), with --m/--n/--k, --pad and --ld* applied.
 std::vector<Problem> problems_of(const BenchArgs& a, Op op, BenchOptions& o) {
   std::vector<Problem> out;
   if (!a.corpus.empty()) {
@@ -67,15 +67,17 @@ std::vector<Problem> problems_of(const BenchArgs& a, Op op, BenchOptions& o) {
     else
       for (int64_t d : default_sizes()) shapes.push_back(std::vector<int64_t>(dims, d));
   }
-  std::vector<std::tuple<std::vector<int64_t>, Layout, Trans>> cases;
+  std::vector<std::tuple<std::vector<int64_t>, Layout, Trans, Trans>> cases;
   for (auto& shape : shapes)
     for (auto& l : split_list({a.layout}))
-      for (auto& t : split_list({a.trans_a})) cases.emplace_back(shape, parse_layout(l), parse_trans(t));
-  for (auto& [shape, lay, ta] : cases) {
+      for (auto& ta : split_list({a.trans_a}))
+        for (auto& tb : split_list({a.trans_b}))
+          cases.emplace_back(shape, parse_layout(l), parse_trans(ta), parse_trans(tb));
+  for (auto& [shape, lay, ta, tb] : cases) {
     // --m, --n, --k override the size's dimensions.
     for (auto [i, v] : {std::pair{0, a.m}, {1, a.n}, {2, a.k}})
       if (v && size_t(i) < shape.size()) shape[size_t(i)] = v;
-    Problem p = problem_of_shape(op, shape, lay, ta, parse_trans(a.trans_b));
+    Problem p = problem_of_shape(op, shape, lay, ta, tb);
     p.alpha = a.alpha;
     p.beta = a.beta;
     if (a.pad) {
@@ -170,7 +172,7 @@ Command add_bench(CLI::App& app) {
   bench->add_option("--beta", a.beta, "beta (0 never reads C)")->default_val(0.0f);
   bench->add_option("--layout", a.layout, "row or col, or both: row,col")->default_val("row");
   bench->add_option("--trans-a,--trans", a.trans_a, "n or t, or both: n,t (gemv: y = A^T x with t)")->default_val("n");
-  bench->add_option("--trans-b", a.trans_b, "n or t")->default_val("n");
+  bench->add_option("--trans-b", a.trans_b, "n or t, or both: n,t")->default_val("n");
   bench->add_option("--lda", a.lda, "leading dimension of A (default: tight)");
   bench->add_option("--ldb", a.ldb, "leading dimension of B (default: tight)");
   bench->add_option("--ldc", a.ldc, "leading dimension of C (default: tight)");
