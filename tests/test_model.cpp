@@ -681,6 +681,25 @@ TEST(HopperSimt, SwizzledTilesReadInOneWavefront) {
   EXPECT_EQ(checked, 12);
 }
 
+// The kernel finds rows a whole swizzle period apart from one row's swizzled start (one XOR for all
+// of them, perf-log 135): the same bytes TMA's swizzle gives those rows, for every row span; rows
+// half a period apart are swizzled differently, so the kernel keeps one XOR per load there.
+TEST(HopperSimt, RowsWholePeriodsApartSwizzleAlike) {
+  int differ = 0;
+  for (unsigned row_bytes : {32u, 64u, 128u})
+    for (unsigned base : {0u, 3072u})
+      for (unsigned row = 0; row < 16; ++row)
+        for (unsigned byte = 0; byte < row_bytes; byte += 16)
+          for (unsigned apart : {4u, 8u, 16u, 24u}) {
+            const unsigned start = tma::swizzled(base + row * row_bytes, row_bytes);
+            const unsigned want = tma::swizzled(base + (row + apart) * row_bytes + byte, row_bytes);
+            const unsigned got = tma::swizzled_rows_on(start, byte, apart, row_bytes);
+            if (apart % tma::kPeriodRows == 0) EXPECT_EQ(got, want) << row_bytes << " " << row << " " << apart;
+            else differ += got != want;
+          }
+  EXPECT_GT(differ, 0);
+}
+
 // Every layout of op(A) and op(B)ᵀ: the contiguous dimension goes first, the box follows it, and
 // what TMA cannot read is refused with its reason.
 TEST(HopperSimt, DescribesEachLayoutToTma) {

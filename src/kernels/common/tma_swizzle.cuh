@@ -20,4 +20,16 @@ SWIZZLE_HD constexpr unsigned swizzled(unsigned offset, unsigned row_bytes) {
   return offset ^ (((offset >> 7) & (row_bytes / 16 - 1)) << 4);
 }
 
+// The swizzle's period is 8 rows of any span (the line bits it reads repeat every 8 · row_bytes).
+constexpr unsigned kPeriodRows = 8;
+
+// Where byte `byte` (under row_bytes) of the row `rows` rows after a row starting at `row_start`
+// lies once swizzled, given that row's swizzled start: where rows is a whole number of periods the
+// two rows are swizzled alike, so one XOR serves every such row and the rest is an immediate offset.
+// Equal to swizzled(start + rows · row_bytes + byte) there (tests/test_model.cpp).
+SWIZZLE_HD constexpr unsigned swizzled_rows_on(unsigned swizzled_row_start, unsigned byte, unsigned rows,
+                                               unsigned row_bytes) {
+  return (swizzled_row_start ^ byte) + rows * row_bytes;
+}
+
 }  // namespace tma

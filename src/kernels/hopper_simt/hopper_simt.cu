@@ -59,10 +59,21 @@ struct TmaTile {
   // K_CONTIG: k .. k+3 of row o (k a multiple of 4); otherwise rows o .. o+3 (o a multiple of 4) at k.
   __device__ static float4 read4(const float* s, int o, int k) {
     if (!SWIZZLED) return *reinterpret_cast<const float4*>(s + (K_CONTIG ? o * BK + k : k * OUTER + o));
-    // A row's chunk bits are zero, so its swizzled address XOR k's byte offset is the chunk's:
-    // one LOP3 per load once the row's part is known (once per K tile).
-    const unsigned row = hopper::smem_addr(s) + unsigned(o * BK * 4);
-    return hopper::lds128(tma::swizzled(row, BK * 4) ^ unsigned(k * 4));
+    return hopper::lds128(tma::swizzled_rows_on(swizzled_row(s, o), unsigned(k * 4), 0, BK * 4));
+  }
+  // K_CONTIG: k .. k+3 of row o + i · STRIDE. Where STRIDE rows are whole swizzle periods, those rows
+  // are swizzled as row o is: one LOP3 (row o's start XOR k's byte offset) serves every i, and the
+  // rest are immediate offsets (perf-log 135); otherwise one LOP3 per load.
+  template <int STRIDE>
+  __device__ static float4 read4_rows_on(const float* s, int o, int i, int k) {
+    if (!SWIZZLED || STRIDE % tma::kPeriodRows) return read4(s, o + i * STRIDE, k);
+    return hopper::lds128(tma::swizzled_rows_on(swizzled_row(s, o), unsigned(k * 4), unsigned(i * STRIDE), BK * 4));
+  }
+
+ private:
+  // A row's chunk bits are zero, so XOR with a chunk's byte offset finds the chunk in it.
+  __device__ static unsigned swizzled_row(const float* s, int o) {
+    return tma::swizzled(hopper::smem_addr(s) + unsigned(o * BK * 4), BK * 4);
   }
 };
 using TileA = TmaTile<BM, A_K_CONTIG, A_K_CONTIG && SWIZZLE_A>;
@@ -127,7 +138,8 @@ __device__ inline void load_a(FragA& a, const float* As, const RowsA& rows, int 
   for (int i = 0; i < TM; i += A_K_CONTIG ? 1 : 4)
 #pragma unroll
     for (int kk = 0; kk < (A_K_CONTIG ? 1 : KCHUNK); ++kk) {
-      const float4 v = TileA::read4(As, rows.at(i), k0 + kk);
+      const float4 v = A_K_CONTIG ? TileA::template read4_rows_on<LANES_M>(As, rows.first, i, k0)
+                                  : TileA::read4(As, rows.at(i), k0 + kk);
       if (A_K_CONTIG) a[i][0] = v.x, a[i][1] = v.y, a[i][2] = v.z, a[i][3] = v.w;
       else a[i][kk] = v.x, a[i + 1][kk] = v.y, a[i + 2][kk] = v.z, a[i + 3][kk] = v.w;
     }
@@ -142,7 +154,7 @@ __device__ inline void load_b(FragB& b, const float* Bs, const ColsB& cols, int 
       b[0][kk] = v.x, b[1][kk] = v.y, b[2][kk] = v.z, b[3][kk] = v.w;
     }
   } else {
-    const float4 v = TileB::read4(Bs, cols.at(step), k0);
+    const float4 v = TileB::template read4_rows_on<LANES_N>(Bs, cols.first, step, k0);
     b[0][0] = v.x, b[0][1] = v.y, b[0][2] = v.z, b[0][3] = v.w;
   }
 }
