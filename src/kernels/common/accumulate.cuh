@@ -24,6 +24,7 @@ struct AccumulatorOf<2> {
 // One multiply-add into an accumulator.
 __device__ inline float mac(float a, float b, float acc) { return fmaf(a, b, acc); }
 __device__ inline double mac(float a, float b, double acc) { return fma(double(a), double(b), acc); }
+__device__ inline double mac(double a, float b, double acc) { return fma(a, double(b), acc); }  // a widened once
 
 // Partial sums of a split reduction, in a float workspace. An FP64 one goes out as two planes: the
 // sum rounded to float, then what that rounding lost (together 48 of its bits), so the rounding of

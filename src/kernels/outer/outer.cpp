@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "kernels/tiled.hpp"
 
 namespace gemmlab::embedded {
@@ -11,6 +13,8 @@ namespace {
 auto s = [](long long x) { return std::to_string(x); };
 
 class Outer final : public KernelFamily {
+  static constexpr int kWidenSpan = 32;  // steps of K whose op(A) values a block widens at a time (FP64 sums)
+
  public:
   std::string name() const override { return "outer"; }
   std::string description() const override {
@@ -38,7 +42,8 @@ class Outer final : public KernelFamily {
   }
   std::vector<std::string> defines(const ParamValues& v) const override {
     return {tiled::define("THREADS", v.at("threads")[0]), tiled::define("ROWS", v.at("rows")[0]),
-            tiled::define("KC", v.at("kc")[0]), tiled::define("ACCUM", v.at("accum")[0])};
+            tiled::define("KC", v.at("kc")[0]), tiled::define("ACCUM", v.at("accum")[0]),
+            tiled::define("KSPAN", kWidenSpan)};
   }
   // x walks row blocks (up to 2^31 - 1), y column blocks of 4·threads columns.
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
@@ -64,9 +69,18 @@ class Outer final : public KernelFamily {
     KernelModel m;
     const double k4 = double(p.k / 4), rest = double(p.k % 4);
     const double b_loads = var.b_n_contig && var.b_vec ? 4 : 16, a_loads = var.a_k_contig && var.a_vec ? 1 : 4;
-    m.global_load_inst = warps * (k4 * (b_loads + rows * a_loads) + rest * (4 + rows));
-    m.global_load_bytes = warps * double(p.k) * 128.0 * (4 + rows);
-    m.shared_load_inst = m.shared_store_inst = m.shared_load_bytes = 0;
+    // FP64 sums: op(A) widened once per block into shared memory, kWidenSpan steps at a time (a
+    // scalar load and store per thread and span where rows x span fit the threads), then read by
+    // every thread as broadcasts, two rows' doubles per 16-byte load.
+    const bool widen = v.at("accum")[0] != 0;
+    const double widen_inst = std::ceil(double(p.k) / kWidenSpan) * std::ceil(double(rows) * kWidenSpan / threads);
+    const double a_inst = widen ? widen_inst : k4 * rows * a_loads + rest * rows;
+    m.global_load_inst = warps * (k4 * b_loads + rest * 4 + a_inst);
+    m.global_load_bytes = warps * double(p.k) * 128.0 * (widen ? 4 : 4 + rows) +
+                          (widen ? double(g.grid.x) * g.grid.y * rows * p.k * 4.0 : 0);
+    m.shared_store_inst = widen ? warps * widen_inst : 0;
+    m.shared_load_inst = widen ? warps * double(p.k) * rows / 2 : 0;
+    m.shared_load_bytes = m.shared_load_inst * 32 * 16;
     tiled::add_epilogue(m, p, warps * rows * (var.c_vec ? 1 : 4));  // vec: a run-time test of C's alignment
     m.assumptions = {"edge blocks counted like full ones", "op(A)'s loads one address per warp (a broadcast)"};
     return m;

@@ -10,12 +10,21 @@
 
 constexpr int kUnroll4 = (KC + 3) / 4;  // KC steps of K unrolled, four at a time
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;  // FP64: exact products, one rounding
+// With FP64 accumulators every thread of a block would widen the same op(A) values to double, and
+// a conversion issues at a quarter of the DFMA rate (16 a clock per SM against 64): 8 of a thread's
+// 10 instructions per k on the FP64 pipe at 4 rows. The block widens each of its op(A) values once
+// instead, into shared memory, KSPAN steps of K at a time (the host's define), and every thread
+// reads them as broadcasts. (FP32 sums read op(A) from the cache directly: nothing to widen.)
+constexpr bool kWidenA = sizeof(Accumulator) == sizeof(double);
+using AValue = Accumulator;  // op(A)'s values as the sums take them
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
   follow_previous_grid();
   const long long j0 = ((long long)blockIdx.y * THREADS + threadIdx.x) * 4;
   const long long i0 = (long long)blockIdx.x * ROWS;
-  if (j0 >= g.n) return;
+  // Threads past N store nothing; where the block widens op(A) they stay for its barriers.
+  if (!kWidenA && j0 >= g.n) return;
+  __shared__ double a_wide[kWidenA ? KSPAN : 1][ROWS];
   Accumulator acc[ROWS][4];
 #pragma unroll
   for (int r = 0; r < ROWS; ++r)
@@ -42,41 +51,67 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
       for (int t = 0; t < 4; ++t) bk[t] = j0 + t < g.n ? __ldg(b_cols + k * g.b_row + t * g.b_col) : 0.0f;
     }
   };
-  long long k = 0;
-  // Four steps at a time, each element's sum still in order of k.
-#pragma unroll kUnroll4
-  for (; k + 4 <= g.k; k += 4) {
-    float bk[4][4];
+  // Row r's values at steps k .. k + 3 (span: the first step of the widened span).
+  auto a_run = [&](int r, long long k, long long span, AValue (&x)[4]) {
+    if (kWidenA) {
 #pragma unroll
-    for (int s = 0; s < 4; ++s) b_at(k + s, bk[s]);
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      float x[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      if (i0 + r < g.m) {
-        const float* row = a_rows + r * g.a_row + k * g.a_col;
-        if (a_vec) {
-          const float4 v = __ldg(reinterpret_cast<const float4*>(row));
-          x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
-        } else {
-#pragma unroll
-          for (int s = 0; s < 4; ++s) x[s] = __ldg(row + s * g.a_col);
-        }
-      }
-#pragma unroll
-      for (int s = 0; s < 4; ++s)
-#pragma unroll
-        for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x[s], bk[s][t], acc[r][t]);
+      for (int s = 0; s < 4; ++s) x[s] = AValue(a_wide[k - span + s][r]);
+      return;
     }
-  }
-  for (; k < g.k; ++k) {
-    float bk[4];
-    b_at(k, bk);
-    const float* col = a_rows + k * g.a_col;
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      const float x = i0 + r < g.m ? __ldg(col + r * g.a_row) : 0.0f;
+    for (int s = 0; s < 4; ++s) x[s] = AValue(0);
+    if (i0 + r >= g.m) return;
+    const float* row = a_rows + r * g.a_row + k * g.a_col;
+    if (a_vec) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(row));
+      x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+    } else {
 #pragma unroll
-      for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x, bk[t], acc[r][t]);
+      for (int s = 0; s < 4; ++s) x[s] = __ldg(row + s * g.a_col);
+    }
+  };
+  auto a_one = [&](int r, long long k, long long span) -> AValue {
+    if (kWidenA) return AValue(a_wide[k - span][r]);
+    return i0 + r < g.m ? __ldg(a_rows + r * g.a_row + k * g.a_col) : 0.0f;
+  };
+  const long long span_k = kWidenA ? KSPAN : g.k;
+  for (long long span = 0; span < g.k; span += span_k) {
+    const long long end = span + span_k < g.k ? span + span_k : g.k;
+    if (kWidenA) {
+      __syncthreads();  // the previous span's readers are done
+      for (int e = threadIdx.x; e < ROWS * KSPAN; e += THREADS) {
+        const int r = e / KSPAN, kk = e % KSPAN;
+        const bool in = i0 + r < g.m && span + kk < g.k;
+        a_wide[kk][r] = in ? double(__ldg(a_rows + r * g.a_row + (span + kk) * g.a_col)) : 0.0;
+      }
+      __syncthreads();
+    }
+    long long k = span;
+    // Four steps at a time, each element's sum still in order of k.
+#pragma unroll kUnroll4
+    for (; k + 4 <= end; k += 4) {
+      float bk[4][4];
+#pragma unroll
+      for (int s = 0; s < 4; ++s) b_at(k + s, bk[s]);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        AValue x[4];
+        a_run(r, k, span, x);
+#pragma unroll
+        for (int s = 0; s < 4; ++s)
+#pragma unroll
+          for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x[s], bk[s][t], acc[r][t]);
+      }
+    }
+    for (; k < end; ++k) {
+      float bk[4];
+      b_at(k, bk);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        const AValue x = a_one(r, k, span);
+#pragma unroll
+        for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x, bk[t], acc[r][t]);
+      }
     }
   }
   // 16-byte stores where C's rows start on 16 bytes: a run-time test (one branch for the whole
