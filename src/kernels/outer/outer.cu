@@ -13,8 +13,9 @@ using Accumulator = gl::AccumulatorOf<ACCUM>::type;  // FP64: exact products, on
 // With FP64 accumulators every thread of a block would widen the same op(A) values to double, and
 // a conversion issues at a quarter of the DFMA rate (16 a clock per SM against 64): 8 of a thread's
 // 10 instructions per k on the FP64 pipe at 4 rows. The block widens each of its op(A) values once
-// instead, into shared memory, KSPAN steps of K at a time (the host's define), and every thread
-// reads them as broadcasts. (FP32 sums read op(A) from the cache directly: nothing to widen.)
+// instead, into shared memory, KSPAN steps of K at a time, and every thread reads them as
+// broadcasts; from K = WIDEN_MIN_K (both the host's defines): below it the barriers' wait costs
+// more than the conversions (perf-log 136). FP32 sums read op(A) from the cache: nothing to widen.
 constexpr bool kWidenA = sizeof(Accumulator) == sizeof(double);
 using AValue = Accumulator;  // op(A)'s values as the sums take them
 
@@ -22,8 +23,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
   follow_previous_grid();
   const long long j0 = ((long long)blockIdx.y * THREADS + threadIdx.x) * 4;
   const long long i0 = (long long)blockIdx.x * ROWS;
+  const bool widen = kWidenA && g.k >= WIDEN_MIN_K;
   // Threads past N store nothing; where the block widens op(A) they stay for its barriers.
-  if (!kWidenA && j0 >= g.n) return;
+  if (!widen && j0 >= g.n) return;
   __shared__ double a_wide[kWidenA ? KSPAN : 1][ROWS];
   Accumulator acc[ROWS][4];
 #pragma unroll
@@ -53,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
   };
   // Row r's values at steps k .. k + 3 (span: the first step of the widened span).
   auto a_run = [&](int r, long long k, long long span, AValue (&x)[4]) {
-    if (kWidenA) {
+    if (widen) {
 #pragma unroll
       for (int s = 0; s < 4; ++s) x[s] = AValue(a_wide[k - span + s][r]);
       return;
@@ -71,22 +73,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
     }
   };
   auto a_one = [&](int r, long long k, long long span) -> AValue {
-    if (kWidenA) return AValue(a_wide[k - span][r]);
+    if (widen) return AValue(a_wide[k - span][r]);
     return i0 + r < g.m ? __ldg(a_rows + r * g.a_row + k * g.a_col) : 0.0f;
   };
-  const long long span_k = kWidenA ? KSPAN : g.k;
-  for (long long span = 0; span < g.k; span += span_k) {
-    const long long end = span + span_k < g.k ? span + span_k : g.k;
-    if (kWidenA) {
-      __syncthreads();  // the previous span's readers are done
-      for (int e = threadIdx.x; e < ROWS * KSPAN; e += THREADS) {
-        const int r = e / KSPAN, kk = e % KSPAN;
-        const bool in = i0 + r < g.m && span + kk < g.k;
-        a_wide[kk][r] = in ? double(__ldg(a_rows + r * g.a_row + (span + kk) * g.a_col)) : 0.0;
-      }
-      __syncthreads();
-    }
-    long long k = span;
+  // Steps begin .. end - 1 of K (span: the first step in shared memory).
+  auto sums = [&](long long begin, long long end, long long span) {
+    long long k = begin;
     // Four steps at a time, each element's sum still in order of k.
 #pragma unroll kUnroll4
     for (; k + 4 <= end; k += 4) {
@@ -112,6 +104,20 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
 #pragma unroll
         for (int t = 0; t < 4; ++t) acc[r][t] = gl::mac(x, bk[t], acc[r][t]);
       }
+    }
+  };
+  if (!widen) {
+    sums(0, g.k, 0);
+  } else {
+    for (long long span = 0; span < g.k; span += KSPAN) {
+      const int len = int(span + KSPAN < g.k ? KSPAN : g.k - span);
+      __syncthreads();  // the previous span's readers are done
+      for (int e = threadIdx.x; e < ROWS * len; e += THREADS) {
+        const int r = e / len, kk = e % len;
+        a_wide[kk][r] = i0 + r < g.m ? double(__ldg(a_rows + r * g.a_row + (span + kk) * g.a_col)) : 0.0;
+      }
+      __syncthreads();
+      sums(span, span + len, span);
     }
   }
   // 16-byte stores where C's rows start on 16 bytes: a run-time test (one branch for the whole
