@@ -228,7 +228,14 @@ const Candidate kSimtFp64Tile[] = {
 // 94.7 against 59.9 us; c13c9fd).
 // With FP64 sums 4 rows per thread: 8 take 139 registers (3 blocks per SM) and read C for beta at
 // 0.59x cuBLAS SGEMM's speed where 4 rows (72 registers) ran 0.83x (8192x8192x8, perf-log 56).
-const Candidate kOuterFp64[] = {{"outer", "threads=128,rows=4,kc=8,accum=fp64", 92, 0.12, Candidate::store_bound}};
+// From K = 4 a block widens op(A) once (perf-log 136): half the conversions, measured (H100,
+// results/h100/outer/widen-b589284) 4096² x 4 31.1 us, 8192² x 8 142.8 and with beta 1 213.6, 4096²
+// x 16 beta 1 69.6: a rate of 0.15 fits them within 4 % (16384² x 16, 780 us, 26 % under it).
+const Candidate kOuterFp64[] = {
+    {.family = "outer", .params = "threads=128,rows=4,kc=8,accum=fp64", .regs = 92, .rate = 0.12,
+     .kind = Candidate::store_bound, .k_max = 3},
+    {.family = "outer", .params = "threads=128,rows=4,kc=8,accum=fp64", .regs = 92, .rate = 0.15,
+     .kind = Candidate::store_bound, .k_min = 4}};
 // From 9.0, tensor_fp32 on the FP64 tensor cores (dmma: floats widened, exact products summed in
 // FP64, the error bound of the FP64 accumulators above). Measured (results/h100/dmma/96caad5,
 // perf-log 54): 64x64 45.1 TFLOP/s at 4096³ and 46.6 at 8192³, 128x128 47.5 at 8192³, 32x128 44.8 at
