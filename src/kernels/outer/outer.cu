@@ -11,8 +11,8 @@
 constexpr int kUnroll4 = (KC + 3) / 4;  // KC steps of K unrolled, four at a time
 using Accumulator = gl::AccumulatorOf<ACCUM>::type;  // FP64: exact products, one rounding
 // With FP64 accumulators every thread of a block would widen the same op(A) values to double, and
-// a conversion issues at a quarter of the DFMA rate (16 a clock per SM against 64): 8 of a thread's
-// 10 instructions per k on the FP64 pipe at 4 rows. The block widens each of its op(A) values once
+// a conversion issues at a quarter of the DFMA rate (16 a clock per SM against 64): at 4 rows a
+// thread's 8 conversions per k take twice the time of its 16 DFMAs. The block widens each op(A) value once
 // instead, into shared memory, KSPAN steps of K at a time, and every thread reads them as
 // broadcasts; from K = WIDEN_MIN_K (both the host's defines): below it the barriers' wait costs
 // more than the conversions (perf-log 136). FP32 sums read op(A) from the cache: nothing to widen.
