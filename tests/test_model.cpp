@@ -763,6 +763,28 @@ TEST(HopperSimt, DescribesEachLayoutToTma) {
   EXPECT_NE(f.unsupported(v, p).find("A: TMA coordinates"), std::string::npos);
 }
 
+// outer with FP64 sums widens op(A) once per block into shared memory from K = 4 (perf-log 136):
+// per warp, op(B)'s loads and one staged load in place of a row's loads per 4 k, and two rows'
+// doubles per shared load and k. Below K = 4, and with FP32 sums, op(A) comes from the cache.
+TEST(Outer, ModelCountsOpAWidenedOncePerBlock) {
+  const auto& f = *find_family("outer");
+  Problem p;
+  p.m = p.n = 8192, p.k = 8;
+  p = normalized(p);
+  const Variant var{true, true, true, true, true};
+  const double warps = 8192.0 / 4 * (8192 / 512) * 4;  // rows 4, 128 threads of 4 columns
+  auto fp32 = f.model(parse_params(f, "rows=4"), p, var), fp64 = f.model(parse_params(f, "rows=4,accum=fp64"), p, var);
+  EXPECT_DOUBLE_EQ(fp32.global_load_inst, warps * 2 * (4 + 4));  // two runs of 4 k: op(B)'s 4, then 4 rows
+  EXPECT_DOUBLE_EQ(fp32.shared_load_inst, 0);
+  EXPECT_DOUBLE_EQ(fp64.global_load_inst, warps * (2 * 4 + 1));  // op(B), and one span of op(A) staged
+  EXPECT_DOUBLE_EQ(fp64.shared_store_inst, warps);
+  EXPECT_DOUBLE_EQ(fp64.shared_load_inst, warps * 8 * 4 / 2);
+  p.k = 3;
+  auto short_k = f.model(parse_params(f, "rows=4,accum=fp64"), p, var);
+  EXPECT_DOUBLE_EQ(short_k.shared_load_inst, 0);
+  EXPECT_DOUBLE_EQ(short_k.global_load_inst, f.model(parse_params(f, "rows=4"), p, var).global_load_inst);
+}
+
 // Per K tile two TMA loads per block; per consumer warp and 4 k, TM + TN 16-byte shared loads.
 TEST(HopperSimt, ModelCountsTmaAndSharedLoads) {
   const auto& f = *find_family("hopper-simt");
