@@ -110,16 +110,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_outer(GemmArgs g) {
     sums(0, g.k, 0);
   } else {
     for (long long span = 0; span < g.k; span += KSPAN) {
+      const int len = int(span + KSPAN < g.k ? KSPAN : g.k - span);
       __syncthreads();  // the previous span's readers are done
-      // Every slot of the span, whatever K: a constant span makes r and kk shifts, not a run-time
-      // division (perf-log 137); slots past K hold zeros that no sum reads.
-      for (int e = threadIdx.x; e < ROWS * KSPAN; e += THREADS) {
-        const int r = e / KSPAN, kk = e % KSPAN;
-        const bool in = i0 + r < g.m && span + kk < g.k;
-        a_wide[kk][r] = in ? double(__ldg(a_rows + r * g.a_row + (span + kk) * g.a_col)) : 0.0;
+      for (int e = threadIdx.x; e < ROWS * len; e += THREADS) {
+        const int r = e / len, kk = e % len;
+        a_wide[kk][r] = i0 + r < g.m ? double(__ldg(a_rows + r * g.a_row + (span + kk) * g.a_col)) : 0.0;
       }
       __syncthreads();
-      sums(span, span + KSPAN < g.k ? span + KSPAN : g.k, span);
+      sums(span, span + len, span);
     }
   }
   // 16-byte stores where C's rows start on 16 bytes: a run-time test (one branch for the whole
