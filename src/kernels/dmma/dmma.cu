@@ -10,10 +10,13 @@
 // along K. A fragment's lanes (k = tig, o = gid) then read banks 8·tig + gid, or 4·gid + tig (times
 // 5 for BK = 16): no conflicts either way. They are read as floats and widened in registers: half
 // the shared-memory bytes of a tile of doubles.
-#include "gemm_tile.cuh"
+#include "cluster_split.cuh"
 
 #ifndef STORE_STAGED
 #define STORE_STAGED 0  // 1: C through shared memory (WarpTile::store_staged)
+#endif
+#ifndef CLUSTER_SPLITS
+#define CLUSTER_SPLITS 0  // 1: a split tile's slices summed in their cluster (cluster_split.cuh)
 #endif
 
 constexpr int WARPS_N = BN / WN;
@@ -109,6 +112,19 @@ struct WarpTile {
         }
   }
 
+  // reduce=cluster: the warp's sums, unrounded, into the block's tile of doubles (pitch doubles a row).
+  __device__ void store_shared(double* tile, int pitch, int row0, int col0) const {
+    const int lane = threadIdx.x % 32, gid = lane / 4, tig = lane % 4;
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+      for (int j = 0; j < NTL; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          *reinterpret_cast<double2*>(tile + (row0 + i * 16 + gid + 8 * h) * pitch + col0 + j * 8 + 2 * tig) =
+              make_double2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+  }
+
   // store=staged: a lane's results are pairs of a row, so a direct store of the warp writes 8 rows
   // in 32-byte pieces (16 sectors of 16 lines, where a 16-byte store of consecutive lanes writes
   // whole 128-byte lines), and at short K the stores are the call (C at 2.1 TB/s, tk-16384²x16 0.89x
@@ -159,6 +175,12 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_dmma(GemmArgs g) {
   const int row0 = (warp / WARPS_N) * WM, col0 = (warp % WARPS_N) * WN;
   dmma::WarpTile t;
   t.zero();
+  if constexpr (CLUSTER_SPLITS) {
+    if (gridDim.z > 1)
+      return gl::cp_async_tile<BM, BN, BK, NT, STAGES, GROUP, false, TileA, TileB>(
+          g, smem, t, row0, col0,
+          [&](long long m0, long long n0) { gl::cluster_split_store<BM, BN, NT>(g, t, smem, m0, n0, row0, col0); });
+  }
   gl::cp_async_gemm<BM, BN, BK, NT, STAGES, GROUP, false, PERSISTENT, STORE_STAGED, double, TileA, TileB>(
       g, smem, t, row0, col0);
 }
