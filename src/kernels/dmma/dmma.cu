@@ -96,33 +96,34 @@ struct WarpTile {
     }
   }
 
-  // Each lane's pairs of adjacent columns, one 8-byte store where C allows (vec). plane: which float of
-  // a split partial sum (gl::partial_plane; 0, the sum rounded, for C itself).
-  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0, bool vec, int plane,
-                        bool padded) const {
+  // f(row, col, x, y) for each lane's pairs of adjacent columns (x at col, y at col + 1) in the
+  // warp's patch.
+  template <class F>
+  __device__ void each_pair(F f) const {
     const int lane = threadIdx.x % 32, gid = lane / 4, tig = lane % 4;
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
       for (int j = 0; j < NTL; ++j)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const float v[2] = {gl::partial_plane(acc[i][j][2 * h], plane), gl::partial_plane(acc[i][j][2 * h + 1], plane)};
-          gl::store_c_run<2>(g, m0 + row0 + i * 16 + gid + 8 * h, n0 + col0 + j * 8 + 2 * tig, v, vec, padded);
-        }
+        for (int h = 0; h < 2; ++h) f(i * 16 + gid + 8 * h, j * 8 + 2 * tig, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+  }
+
+  // One 8-byte store a pair where C allows (vec). plane: which float of a split partial sum
+  // (gl::partial_plane; 0, the sum rounded, for C itself).
+  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0, bool vec, int plane,
+                        bool padded) const {
+    each_pair([&](int r, int c, double x, double y) {
+      const float v[2] = {gl::partial_plane(x, plane), gl::partial_plane(y, plane)};
+      gl::store_c_run<2>(g, m0 + row0 + r, n0 + col0 + c, v, vec, padded);
+    });
   }
 
   // reduce=cluster: the warp's sums, unrounded, into the block's tile of doubles (pitch doubles a row).
   __device__ void store_shared(double* tile, int pitch, int row0, int col0) const {
-    const int lane = threadIdx.x % 32, gid = lane / 4, tig = lane % 4;
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-#pragma unroll
-      for (int j = 0; j < NTL; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          *reinterpret_cast<double2*>(tile + (row0 + i * 16 + gid + 8 * h) * pitch + col0 + j * 8 + 2 * tig) =
-              make_double2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+    each_pair([&](int r, int c, double x, double y) {
+      *reinterpret_cast<double2*>(tile + (row0 + r) * pitch + col0 + c) = make_double2(x, y);
+    });
   }
 
   // store=staged: a lane's results are pairs of a row, so a direct store of the warp writes 8 rows
