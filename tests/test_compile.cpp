@@ -128,11 +128,9 @@ TEST_F(CompileTest, EverySearchSpaceConfigurationCompiles) {
       for (auto& x : Variant{bool(bits & 1), bool(bits & 2), true, true, true}.defines()) d.push_back(x);
       jobs.push_back({&simt, d, std::string("hopper-simt ") + point + ", variant " + std::to_string(bits), true});
     }
-  // dmma's C through shared memory, tile per block and persistent, C's rows on 16 bytes or not; the
-  // splits of a tile summed in their cluster.
+  // dmma's C through shared memory, tile per block and persistent, C's rows on 16 bytes or not.
   const auto& dmma = *find_family("dmma");
-  for (const char* point : {"store=staged", "store=staged,persistent=yes", "store=staged,tile=32x128x16",
-                            "reduce=cluster,splitk=4,tile=16x128x32,warp=16x32"})
+  for (const char* point : {"store=staged", "store=staged,persistent=yes", "store=staged,tile=32x128x16"})
     for (bool c_vec : {false, true}) {
       auto d = dmma.defines(parse_params(dmma, point));
       for (auto& x : Variant{true, true, true, true, c_vec}.defines()) d.push_back(x);

@@ -105,9 +105,6 @@ std::vector<std::pair<const KernelFamily*, ParamValues>> configurations_under_te
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,splitk=5,accum=fp64"},
                                 {"dmma", "tile=128x16x32,warp=32x16,splitk=3"},
                                 {"dmma", "tile=32x64x32,warp=16x16,splitk=2"},
-                                // A tile's splits summed in its cluster: slices past K's end, 8 ways.
-                                {"dmma", "tile=16x128x32,warp=16x32,splitk=3,reduce=cluster"},
-                                {"dmma", "tile=64x64x16,warp=32x32,splitk=8,reduce=cluster"},
                                 // Persistent tiles (gl::cp_async_tile_loop): walks of several tiles, a
                                 // K tile part-empty, split slices past K's end.
                                 {"warptiled", "tile=64x64x16,warp=32x32,vpt=4x8,stages=3,persistent=yes"},

@@ -144,9 +144,6 @@ TEST(Constraints, EachFamilyNamesTheBrokenRule) {
       {"dmma", "tile=64x64x16,warp=16x32,stages=2,store=staged", "store=staged needs 20480 bytes of shared memory"},
       {"dmma", "tile=64x64x16,warp=16x32,stages=2,store=staged,persistent=yes", ""},
       {"dmma", "store=stacked", "is not one of direct, staged"},
-      {"dmma", "reduce=cluster,splitk=8", ""},
-      {"dmma", "reduce=cluster,splitk=9", "reduce=cluster sums at most 8 splits (a portable cluster), not 9"},
-      {"dmma", "reduce=cluster,persistent=yes", "reduce=cluster sums one tile's splits: it needs persistent=no"},
   };
   for (auto& c : cases) {
     auto* f = find_family(c.family);

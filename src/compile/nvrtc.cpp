@@ -24,7 +24,6 @@ extern const char* const ozaki_math_source;
 extern const char* const tma_swizzle_source;
 extern const char* const quad_columns_source;
 extern const char* const grid_dependency_source;
-extern const char* const cluster_split_source;
 }
 
 namespace gemmlab {
@@ -46,8 +45,7 @@ constexpr Header kHeaders[] = {{"gemm_args.h", &embedded::gemm_args_source},
                                {"ozaki_math.cuh", &embedded::ozaki_math_source},
                                {"tma_swizzle.cuh", &embedded::tma_swizzle_source},
                                {"quad_columns.cuh", &embedded::quad_columns_source},
-                               {"grid_dependency.cuh", &embedded::grid_dependency_source},
-                               {"cluster_split.cuh", &embedded::cluster_split_source}};
+                               {"grid_dependency.cuh", &embedded::grid_dependency_source}};
 
 void check(nvrtcResult r, const char* what) {
   if (r != NVRTC_SUCCESS) throw RuntimeError(std::string("NVRTC: ") + what + ": " + nvrtcGetErrorString(r));

@@ -42,7 +42,6 @@ constexpr int kMaxThreadsPerBlock = 1024;
 constexpr int kMaxSharedPerBlock = 227 * 1024;
 constexpr int kStaticSharedLimit = 48 * 1024;
 constexpr int kMaxRegisters = 255;
-constexpr int kMaxClusterSplits = 8;  // the portable cluster size (KernelFamily::cluster_splits)
 std::string shared_memory_violation(long long bytes);  // empty when it fits
 std::string register_violation(int estimate);          // empty when it fits
 
@@ -179,10 +178,6 @@ class KernelFamily {
   virtual bool persistent(const ParamValues&) const { return false; }
   // Blocks per thread-block cluster along gridDim.x (1: no clusters); gridDim.x is a multiple of it.
   virtual int cluster(const ParamValues&) const { return 1; }
-  // Split-K summed in a cluster: the gridDim.z splits of a tile are one thread-block cluster (at most
-  // kMaxClusterSplits blocks) that adds them through distributed shared memory (cluster_split.cuh),
-  // with no reduce kernel and no workspace.
-  virtual bool cluster_splits(const ParamValues&) const { return false; }
   // The configuration computes Cᵀ = op(B)ᵀ·op(A)ᵀ, written transposed: the launcher hands it that
   // product (transposed_product) as its problem, op(B)ᵀ in A's place.
   virtual bool transposes(const ParamValues&) const { return false; }

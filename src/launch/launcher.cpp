@@ -54,23 +54,22 @@ long long packed_row(long long k, const Packing& spec) {
   return lines * line;
 }
 
-cudaLaunchAttribute cluster_of(unsigned x, unsigned z = 1) {
+cudaLaunchAttribute cluster_of(unsigned blocks) {
   cudaLaunchAttribute a{};
   a.id = cudaLaunchAttributeClusterDimension;
-  a.val.clusterDim.x = x;
-  a.val.clusterDim.y = 1;
-  a.val.clusterDim.z = z;
+  a.val.clusterDim.x = blocks;
+  a.val.clusterDim.y = a.val.clusterDim.z = 1;
   return a;
 }
 
-// Every kernel of a plan goes out through here: in clusters of `cluster` x 1 x `cluster_z` blocks,
-// and, with `dependent`, as a programmatic dependent of the grid before it in the stream (its
-// kernels wait for that grid themselves: grid_dependency.cuh).
+// Every kernel of a plan goes out through here: in clusters of `cluster` blocks along x, and, with
+// `dependent`, as a programmatic dependent of the grid before it in the stream (its kernels wait
+// for that grid themselves: grid_dependency.cuh).
 void launch_kernel(cudaKernel_t kernel, dim3 grid, dim3 block, size_t shared_bytes, void** params, cudaStream_t stream,
-                   bool dependent, unsigned cluster = 1, unsigned cluster_z = 1) {
+                   bool dependent, unsigned cluster = 1) {
   cudaLaunchAttribute attrs[2]{};
   unsigned n = 0;
-  if (cluster * cluster_z > 1) attrs[n++] = cluster_of(cluster, cluster_z);
+  if (cluster > 1) attrs[n++] = cluster_of(cluster);
   if (dependent) {
     attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attrs[n++].val.programmaticStreamSerializationAllowed = 1;
@@ -207,7 +206,7 @@ void launch(const LaunchPlan& plan, const float* a, const float* b, float* c, fl
     launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   } else {
     void* params[] = {&args};
-    launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false, plan.cluster, plan.cluster_z);
+    launch_kernel(plan.kernel, g.grid, g.block, g.shared_bytes, params, stream, false);
   }
   if (plan.reduce) {
     int splits = plan.splits;
@@ -291,7 +290,6 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
   plan.splits = family_.splits(values_, c, k.blocks_per_sm * device_->sms);
   g.grid.z = unsigned(plan.splits);
   plan.cluster = unsigned(family_.cluster(values_));
-  if (family_.cluster_splits(values_)) plan.cluster_z = unsigned(plan.splits);
   plan.dependent_launch = device_->arch() >= 90 && dependent_launch_enabled();
   if (family_.persistent(values_)) {
     // A persistent block that is not resident runs its whole share after the others: size the grid
@@ -352,7 +350,7 @@ LaunchPlan FamilyLauncher::plan(const Problem& p, const float* a, const float* b
     if (shared_buffers && tp.staged_floats())
       bind_staged(plan, static_cast<float*>(staged_.get(tp.staged_floats() * sizeof(float), false)));
   }
-  if (plan.splits > 1 && k.reduce && plan.cluster_z == 1) {
+  if (plan.splits > 1 && k.reduce) {
     plan.reduce = k.reduce;
     plan.reduce_blocks = unsigned(std::min<long long>((c.m * c.n + 255) / 256, 8ll * device_->sms));
   }

@@ -70,7 +70,6 @@ struct LaunchPlan {
   LaunchGeometry geometry;        // gridDim.z = splits
   int splits = 1;
   unsigned cluster = 1;           // blocks per cluster along x (cudaLaunchKernelEx when above 1)
-  unsigned cluster_z = 1;         // along z: a tile's splits summed in their cluster (cluster_splits)
   // The pre-passes and the split-K reduction launched as programmatic dependents of the grid before
   // them (sm_90 and later; grid_dependency.cuh): each starts while that grid drains instead of after
   // it. The product itself is launched normally: as a dependent, the persistent tensor-core products

@@ -762,22 +762,7 @@ __device__ inline void cp_async_tile_loop(const GemmArgs& g, float* smem, Tile& 
   }
 }
 
-// One block tile (grouped order, split_run's K tiles) through the cp.async pipeline, then
-// `store(m0, n0)` of its sums.
-template <int TILE_M, int TILE_N, int TILE_K, int NT, int NSTAGES, int GROUP_ROWS, bool DOUBLE_FRAG, class TileA,
-          class TileB, class Tile, class Store>
-__device__ inline void cp_async_tile(const GemmArgs& g, float* smem, Tile& t, int row0, int col0, Store store) {
-  int bm, bn;
-  grouped_tile<GROUP_ROWS>(bm, bn);
-  const long long m0 = (long long)bm * TILE_M, n0 = (long long)bn * TILE_N;
-  int first, count;
-  split_run(g, TILE_K, first, count);
-  cp_async_mainloop<TILE_M, TILE_N, TILE_K, NT, NSTAGES, DOUBLE_FRAG, TileA, TileB>(g, smem, m0, n0, t, row0, col0,
-                                                                                  first, count);
-  store(m0, n0);
-}
-
-// A cp.async family's block: one tile (cp_async_tile) or, persistent (WALK),
+// A cp.async family's block: one tile (grouped order, split_run's K tiles) or, persistent (WALK),
 // its walk over the tiles; each tile's sums stored from accumulators of type Acc. STAGE_C: C without
 // 16-byte stores goes out through shared memory, each warp's Tile::kStageFloats: the operand ring's
 // once the last K tile is summed, or (WALK: the ring holds the next tiles) the same beyond it
@@ -799,11 +784,15 @@ __device__ inline void cp_async_gemm(const GemmArgs& g, float* smem, Tile& t, in
         g, smem, t, row0, col0,
         [&](long long m0, long long n0) { store_result<Acc, STAGE_C>(g, t, m0, n0, row0, col0, stage()); });
   } else {
-    cp_async_tile<TILE_M, TILE_N, TILE_K, NT, NSTAGES, GROUP_ROWS, DOUBLE_FRAG, TileA, TileB>(
-        g, smem, t, row0, col0, [&](long long m0, long long n0) {
-          if constexpr (STAGE_C) __syncthreads();  // every warp is done reading the ring
-          store_result<Acc, STAGE_C>(g, t, m0, n0, row0, col0, stage());
-        });
+    int bm, bn;
+    grouped_tile<GROUP_ROWS>(bm, bn);
+    const long long m0 = (long long)bm * TILE_M, n0 = (long long)bn * TILE_N;
+    int first, count;
+    split_run(g, TILE_K, first, count);
+    cp_async_mainloop<TILE_M, TILE_N, TILE_K, NT, NSTAGES, DOUBLE_FRAG, TileA, TileB>(g, smem, m0, n0, t, row0, col0,
+                                                                                    first, count);
+    if constexpr (STAGE_C) __syncthreads();  // every warp is done reading the ring
+    store_result<Acc, STAGE_C>(g, t, m0, n0, row0, col0, stage());
   }
 }
 

@@ -75,8 +75,8 @@ __device__ inline void init_pipeline(unsigned long long* full, unsigned long lon
 }
 
 // Clusters: this block's rank, a barrier over every thread of the cluster (release/acquire: shared
-// memory written before it is visible to the other blocks after it), a read of another block's
-// shared memory, and an arrival on the mbarrier at the same offset in block `rank`'s shared memory.
+// memory written before it is visible to the other blocks after it), and an arrival on the mbarrier
+// at the same offset in block `rank`'s shared memory.
 __device__ inline unsigned cluster_rank() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
@@ -84,16 +84,6 @@ __device__ inline unsigned cluster_rank() {
 }
 __device__ inline void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-// The double at the same offset as `local` in block `rank`'s shared memory (distributed shared memory).
-__device__ inline double ld_cluster_f64(const double* local, unsigned rank) {
-  double v;
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %1, %2;\nld.shared::cluster.f64 %0, [remote];\n}"
-      : "=d"(v)
-      : "r"(smem_addr(local)), "r"(rank)
-      : "memory");
-  return v;
 }
 __device__ inline void mbar_arrive_remote(unsigned long long* bar, unsigned rank) {
   asm volatile(

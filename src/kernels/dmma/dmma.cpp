@@ -28,11 +28,7 @@ class Dmma final : public KernelFamily {
             {"store", {0}, 0, 1,
              "C's stores: direct from the mma fragments (a warp writes 8 rows in 32-byte pieces) or staged "
              "through shared memory (whole 128-byte runs of a row)",
-             {"direct", "staged"}},
-            {"reduce", {0}, 0, 1,
-             "split-K's sum: a second kernel over partial sums in global memory, or the splits of a tile as one "
-             "thread-block cluster adding them through distributed shared memory (up to 8 splits)",
-             {"kernel", "cluster"}}};
+             {"direct", "staged"}}};
   }
   const char* source() const override { return embedded::dmma_source; }
   std::string entry() const override { return "gemm_dmma"; }
@@ -47,11 +43,6 @@ class Dmma final : public KernelFamily {
     // A tile-per-block kernel stages C in its operand ring once the last K tile is summed: the ring
     // of the smaller of the two layouts must hold every warp's row block.
     auto s = [](long long x) { return std::to_string(x); };
-    if (cluster_reduce(v) && v.at("splitk")[0] > kMaxClusterSplits)
-      out.push_back("reduce=cluster sums at most " + s(kMaxClusterSplits) + " splits (a portable cluster), not " +
-                    s(v.at("splitk")[0]) + ": fewer splits, or reduce=kernel");
-    if (cluster_reduce(v) && tiled::persistent(v))
-      out.push_back("reduce=cluster sums one tile's splits: it needs persistent=no");
     if (staged(v) && !tiled::persistent(v) && stage_floats(v) > ring_floats(v, false))
       out.push_back("store=staged needs " + s(stage_floats(v) * 4) + " bytes of shared memory for C's row " +
                     "blocks, over the " + s(ring_floats(v, false) * 4) +
@@ -64,17 +55,13 @@ class Dmma final : public KernelFamily {
             tiled::define("WM", w[0]), tiled::define("WN", w[1]), tiled::define("MMA_K", mma_k(v)),
             tiled::define("STAGES", v.at("stages")[0]), tiled::define("GROUP", v.at("group")[0]),
             tiled::define("PERSISTENT", v.at("persistent")[0]),
-            tiled::define("STORE_STAGED", v.at("store")[0]), tiled::define("CLUSTER_SPLITS", v.at("reduce")[0])};
+            tiled::define("STORE_STAGED", v.at("store")[0])};
   }
   LaunchGeometry geometry(const ParamValues& v, const Problem& p) const override {
     return tiled::grid(p, v.at("tile")[0], v.at("tile")[1], dim3(threads(v)), smem(v), tiled::persistent(v));
   }
   bool persistent(const ParamValues& v) const override { return tiled::persistent(v); }
   int splits(const ParamValues& v, const Problem&, int) const override { return v.at("splitk")[0]; }
-  bool cluster_splits(const ParamValues& v) const override { return cluster_reduce(v); }
-  long long split_workspace_floats(const ParamValues& v, const Problem& p, int splits, int resident) const override {
-    return cluster_reduce(v) ? 0 : KernelFamily::split_workspace_floats(v, p, splits, resident);
-  }
   std::string reduce_entry() const override { return "gemm_splitk_reduce"; }
   std::string unsupported(const ParamValues& v, const Problem& p) const override {
     return tiled::grid_limit(p, v.at("tile")[0], v.at("tile")[1], tiled::persistent(v));
@@ -100,15 +87,11 @@ class Dmma final : public KernelFamily {
     // Per warp and m16 row block: direct, 2 stores an mma tile (two planes a partial sum with
     // split-K); staged, 16 rows of WN floats, 16 bytes a lane where C allows, else 4 (split-K's
     // partial sums stay direct).
-    // reduce=cluster: a block stores 1/splits of its tile, a float a lane.
-    const bool partials = splits > 1 && !cluster_reduce(v), in_cluster = splits > 1 && !partials;
-    const double per_block = in_cluster ? double(t[0]) * t[1] / (splits * 32.0) / (warps * (w[0] / 16))
-                             : staged(v) && splits == 1 ? 16.0 * w[1] / (var.c_vec ? 128 : 32)
-                                                        : double(w[1] / 8) * 2 * (partials ? 2 : 1);
+    const double per_block = staged(v) && splits == 1 ? 16.0 * w[1] / (var.c_vec ? 128 : 32)
+                                                      : double(w[1] / 8) * 2 * (splits > 1 ? 2 : 1);
     tiled::add_epilogue(m, p, tl.blocks * warps * double(w[0] / 16) * per_block);
     m.assumptions = {"edge tiles counted like interior ones"};
-    if (partials) m.assumptions.push_back("split-K: two planes per partial sum; the reduce kernel is not counted");
-    if (in_cluster) m.assumptions.push_back("reduce=cluster: the partial sums' reads through distributed shared memory not counted");
+    if (splits > 1) m.assumptions.push_back("split-K: two planes per partial sum; the reduce kernel is not counted");
     return m;
   }
   std::vector<std::string> search_space() const override {
@@ -124,7 +107,6 @@ class Dmma final : public KernelFamily {
     return (v.at("tile")[0] / v.at("warp")[0]) * (v.at("tile")[1] / v.at("warp")[1]) * 32;
   }
   static bool staged(const ParamValues& v) { return v.at("store")[0] == 1; }
-  static bool cluster_reduce(const ParamValues& v) { return v.at("reduce")[0] == 1; }
   // The operand ring in floats: each tile in the larger of its two layouts (k-major rows of BM + 8,
   // outer-major of BK + 4), or (largest = false) the smaller, the least a variant's ring holds.
   static long long ring_floats(const ParamValues& v, bool largest) {
@@ -139,11 +121,8 @@ class Dmma final : public KernelFamily {
   static long long stage_floats(const ParamValues& v) { return threads(v) / 32 * 16ll * (v.at("warp")[1] + 8); }
   // Persistent blocks keep the next tiles' operands in the ring while a tile is stored: the staged
   // row blocks lie beyond it.
-  // reduce=cluster: the tile of partial sums (cluster_split.cuh's ClusterSplitTile) in the ring's place.
   static long long smem(const ParamValues& v) {
-    const long long operands = 4 * (ring_floats(v, true) + (staged(v) && tiled::persistent(v) ? stage_floats(v) : 0));
-    auto& t = v.at("tile");
-    return cluster_reduce(v) ? std::max(operands, 8ll * t[0] * (t[1] + 2)) : operands;
+    return 4 * (ring_floats(v, true) + (staged(v) && tiled::persistent(v) ? stage_floats(v) : 0));
   }
   // Blocks (split slices included) and the K tiles each runs.
   static tiled::Tiling tiling(const ParamValues& v, const Problem& p) {

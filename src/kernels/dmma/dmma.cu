@@ -10,13 +10,10 @@
 // along K. A fragment's lanes (k = tig, o = gid) then read banks 8·tig + gid, or 4·gid + tig (times
 // 5 for BK = 16): no conflicts either way. They are read as floats and widened in registers: half
 // the shared-memory bytes of a tile of doubles.
-#include "cluster_split.cuh"
+#include "gemm_tile.cuh"
 
 #ifndef STORE_STAGED
 #define STORE_STAGED 0  // 1: C through shared memory (WarpTile::store_staged)
-#endif
-#ifndef CLUSTER_SPLITS
-#define CLUSTER_SPLITS 0  // 1: a split tile's slices summed in their cluster (cluster_split.cuh)
 #endif
 
 constexpr int WARPS_N = BN / WN;
@@ -96,34 +93,20 @@ struct WarpTile {
     }
   }
 
-  // f(row, col, x, y) for each lane's pairs of adjacent columns (x at col, y at col + 1) in the
-  // warp's patch.
-  template <class F>
-  __device__ void each_pair(F f) const {
+  // Each lane's pairs of adjacent columns, one 8-byte store where C allows (vec). plane: which float of
+  // a split partial sum (gl::partial_plane; 0, the sum rounded, for C itself).
+  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0, bool vec, int plane,
+                        bool padded) const {
     const int lane = threadIdx.x % 32, gid = lane / 4, tig = lane % 4;
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
       for (int j = 0; j < NTL; ++j)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) f(i * 16 + gid + 8 * h, j * 8 + 2 * tig, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-  }
-
-  // One 8-byte store a pair where C allows (vec). plane: which float of a split partial sum
-  // (gl::partial_plane; 0, the sum rounded, for C itself).
-  __device__ void store(const GemmArgs& g, long long m0, long long n0, int row0, int col0, bool vec, int plane,
-                        bool padded) const {
-    each_pair([&](int r, int c, double x, double y) {
-      const float v[2] = {gl::partial_plane(x, plane), gl::partial_plane(y, plane)};
-      gl::store_c_run<2>(g, m0 + row0 + r, n0 + col0 + c, v, vec, padded);
-    });
-  }
-
-  // reduce=cluster: the warp's sums, unrounded, into the block's tile of doubles (pitch doubles a row).
-  __device__ void store_shared(double* tile, int pitch, int row0, int col0) const {
-    each_pair([&](int r, int c, double x, double y) {
-      *reinterpret_cast<double2*>(tile + (row0 + r) * pitch + col0 + c) = make_double2(x, y);
-    });
+        for (int h = 0; h < 2; ++h) {
+          const float v[2] = {gl::partial_plane(acc[i][j][2 * h], plane), gl::partial_plane(acc[i][j][2 * h + 1], plane)};
+          gl::store_c_run<2>(g, m0 + row0 + i * 16 + gid + 8 * h, n0 + col0 + j * 8 + 2 * tig, v, vec, padded);
+        }
   }
 
   // store=staged: a lane's results are pairs of a row, so a direct store of the warp writes 8 rows
@@ -176,12 +159,6 @@ extern "C" __global__ void __launch_bounds__(NT) gemm_dmma(GemmArgs g) {
   const int row0 = (warp / WARPS_N) * WM, col0 = (warp % WARPS_N) * WN;
   dmma::WarpTile t;
   t.zero();
-  if constexpr (CLUSTER_SPLITS) {
-    if (gridDim.z > 1)
-      return gl::cp_async_tile<BM, BN, BK, NT, STAGES, GROUP, false, TileA, TileB>(
-          g, smem, t, row0, col0,
-          [&](long long m0, long long n0) { gl::cluster_split_store<BM, BN, NT>(g, t, smem, m0, n0, row0, col0); });
-  }
   gl::cp_async_gemm<BM, BN, BK, NT, STAGES, GROUP, false, PERSISTENT, STORE_STAGED, double, TileA, TileB>(
       g, smem, t, row0, col0);
 }
