@@ -320,34 +320,32 @@ __device__ inline void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// The floats inside the matrix of the 16-byte chunk at (o, k) along the contiguous dimension: none
+// when its line lies outside, else up to the line's end.
+template <bool CONTIG_K>
+__device__ inline int chunk_floats(const Operand& x, long long o, long long k) {
+  const long long left = CONTIG_K ? x.k - k : x.outer - o;
+  const bool line_inside = CONTIG_K ? o < x.outer : k < x.k;
+  return line_inside ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+}
+
 // Copies one OUTER × K tile into the shared tile (k-major KTile or outer-major OTile). 16-byte
 // copies when vectors are aligned and the tile keeps the operand's contiguous dimension contiguous;
 // otherwise 4-byte copies that scatter into the transposed layout (still asynchronous, still
 // coalesced on the global side).
 template <int OUTER, int K, int NT, bool CONTIG_K, bool VEC, class Tile>
 __device__ inline void cp_async_tile(float* s, const Operand& x, long long o0, long long k0) {
-  if (CONTIG_K && VEC && Tile::kAlongK) {  // 16-byte chunks along k into an outer-major tile
+  if constexpr (VEC && CONTIG_K == Tile::kAlongK) {  // 16-byte chunks along the contiguous dimension
+    constexpr int kLineChunks = (CONTIG_K ? K : OUTER) / 4;
     constexpr int kChunks = OUTER * K / 4;
     static_assert(kChunks % NT == 0, "tile chunks must divide evenly among the threads");
 #pragma unroll
     for (int i = 0; i < kChunks / NT; ++i) {
       int c = threadIdx.x + i * NT;
-      int o = c / (K / 4), k = (c % (K / 4)) * 4;
+      int line = c / kLineChunks, along = (c % kLineChunks) * 4;
+      int o = CONTIG_K ? line : along, k = CONTIG_K ? along : line;
       long long go = o0 + o, gk = k0 + k;
-      long long left = x.k - gk;
-      int valid = go < x.outer ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
-      cp_async16(s + Tile::index(k, o), valid ? x.at(go, gk) : x.p, valid);
-    }
-  } else if (!CONTIG_K && VEC && !Tile::kAlongK) {
-    constexpr int kChunks = OUTER * K / 4;
-    static_assert(kChunks % NT == 0, "tile chunks must divide evenly among the threads");
-#pragma unroll
-    for (int i = 0; i < kChunks / NT; ++i) {
-      int c = threadIdx.x + i * NT;
-      int k = c / (OUTER / 4), o = (c % (OUTER / 4)) * 4;
-      long long go = o0 + o, gk = k0 + k;
-      long long left = x.outer - go;
-      int valid = gk < x.k ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+      int valid = chunk_floats<CONTIG_K>(x, go, gk);
       cp_async16(s + Tile::index(k, o), valid ? x.at(go, gk) : x.p, valid);
     }
   } else {
@@ -423,9 +421,7 @@ struct TileCopier {
       const long long o = o0 + o_t + i * DO, k = k0 + k_t + i * DK;
       float* d = s + Tile::index(k_t + i * DK, o_t + i * DO);
       if (kChunk) {
-        long long left = CONTIG_K ? x.k - k : x.outer - o;
-        bool across = CONTIG_K ? o < x.outer : k < x.k;  // the other dimension inside the matrix
-        int valid = across ? int(left >= 4 ? 4 : (left > 0 ? left : 0)) : 0;
+        int valid = chunk_floats<CONTIG_K>(x, o, k);
         cp_async16(d, valid ? p + i * copy_step : x.p, valid);
       } else {
         bool valid = x.in(o, k);
