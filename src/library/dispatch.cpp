@@ -21,6 +21,7 @@ namespace {
 constexpr double kLaunchUs = 2.0;
 // One round trip of a dependent load chain to L2 (the split-K reduce's, perf-log 57).
 constexpr double kL2RoundTripUs = 0.7;
+constexpr double kL2Bytes_s = 6.5e12;
 // A round of resident blocks, where reads bound the kernel: its pipeline's fill (perf-log 72).
 constexpr double kRoundFillUs = 3.0;
 // The share of the busiest SMs' extra block that shows in a read-bound kernel's time: the others,
@@ -479,6 +480,12 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   const double beta_share = c.beta_share > 0 ? c.beta_share : kBetaStoreShare;
   if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (beta_share * bw));
   t_mem = std::max(t_mem, out_bytes / (c.store_share * bw));
+  // A split's partial sums are written as each block finishes: those of the last round of blocks
+  // after all of its arithmetic, overlapped with nothing.
+  if (s > 1) {
+    const double last = blocks - (std::ceil(blocks / slots) - 1) * slots;
+    t_compute += last / blocks * out_bytes / kL2Bytes_s;
+  }
   double us = std::max(t_compute, t_mem) * 1e6;
   if (bm >= c.padded_from * p.m || bn >= c.padded_from * p.n) us += kPaddedTileUs;
   if (s > 1) {
