@@ -21,7 +21,8 @@ namespace {
 constexpr double kLaunchUs = 2.0;
 // One round trip of a dependent load chain to L2 (the split-K reduce's, perf-log 57).
 constexpr double kL2RoundTripUs = 0.7;
-constexpr double kL2Bytes_s = 6.5e12;
+// L2's bandwidth, bytes a second (the H100's measured 6.57 TB/s: results/h100/fp32-accurate.json's ceilings).
+constexpr double kL2BytesPerS = 6.5e12;
 // A round of resident blocks, where reads bound the kernel: its pipeline's fill (perf-log 72).
 constexpr double kRoundFillUs = 3.0;
 // The share of the busiest SMs' extra block that shows in a read-bound kernel's time: the others,
@@ -484,7 +485,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // after all of its arithmetic, overlapped with nothing.
   if (s > 1) {
     const double last = blocks - (std::ceil(blocks / slots) - 1) * slots;
-    t_compute += last / blocks * out_bytes / kL2Bytes_s;
+    t_compute += last / blocks * out_bytes / kL2BytesPerS;
   }
   double us = std::max(t_compute, t_mem) * 1e6;
   if (bm >= c.padded_from * p.m || bn >= c.padded_from * p.n) us += kPaddedTileUs;
@@ -563,7 +564,7 @@ struct Persistent {
 Persistent persistent_time(const GpuModel& gpu, long long tiles, long long ktiles, long long bm, long long bn,
                            long long bk, double k_whole, int s, double sm_rate, const TailCosts& costs,
                            bool stream = false, double ktile_bytes = 0) {
-  const double tile_bytes = 4.0 * bm * bn, l2_per_sm = 6.5e12 / gpu.sms;
+  const double tile_bytes = 4.0 * bm * bn, l2_per_sm = kL2BytesPerS / gpu.sms;
   if (stream) {
     const long long blocks = std::min<long long>(tiles * ktiles, gpu.sms);
     const int kt = int(std::min<long long>(ktiles, 1ll << 30));
