@@ -25,6 +25,10 @@ constexpr double kL2RoundTripUs = 0.7;
 constexpr double kL2BytesPerS = 6.5e12;
 // A round of resident blocks, where reads bound the kernel: its pipeline's fill (perf-log 72).
 constexpr double kRoundFillUs = 3.0;
+// The least gain a further split of K must predict to be taken: the model's estimates of neighbouring
+// splits differ by less than its error (16x2560x2560 strict: splits 13 and 23 both 18.1 us predicted,
+// 18.0 and 19.3 measured; perf-log 140).
+constexpr double kSplitMargin = 0.01;
 // The share of the busiest SMs' extra block that shows in a read-bound kernel's time: the others,
 // done early, leave it their bandwidth (8x128 tiles: 0.4-0.7 of the ratio's excess; perf-log 72).
 constexpr double kUnevenShare = 0.5;
@@ -904,7 +908,8 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
           if (s > 1 && ceil_div(q.k, s) < 4 * bk) break;
           auto x = tiled_time(gpu, q, *c.c, c.v, g, s, c.f->fp64_accumulators(c.v) ? 2 : 1);
           if (x.workspace > split_cap) break;
-          if (x.us < e.us) e = x;
+          // More slices only where they pay: a tie goes to fewer (less partial-sum traffic).
+          if (x.us < e.us * (1 - kSplitMargin)) e = x;
         }
         if (e.us == INFINITY) continue;
         add_staging(gpu, q, *c.f, c.v, e);
