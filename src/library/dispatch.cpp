@@ -25,10 +25,6 @@ constexpr double kL2RoundTripUs = 0.7;
 constexpr double kL2BytesPerS = 6.5e12;
 // A round of resident blocks, where reads bound the kernel: its pipeline's fill (perf-log 72).
 constexpr double kRoundFillUs = 3.0;
-// The least gain a further split of K must predict to be taken: the model's estimates of neighbouring
-// splits differ by less than its error (16x2560x2560 strict: splits 13 and 23 both 18.1 us predicted,
-// 18.0 and 19.3 measured; perf-log 140).
-constexpr double kSplitMargin = 0.01;
 // The share of the busiest SMs' extra block that shows in a read-bound kernel's time: the others,
 // done early, leave it their bandwidth (8x128 tiles: 0.4-0.7 of the ratio's excess; perf-log 72).
 constexpr double kUnevenShare = 0.5;
@@ -486,8 +482,11 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   if (p.beta != 0.0f) t_mem = std::max(t_mem, out_bytes / (beta_share * bw));
   t_mem = std::max(t_mem, out_bytes / (c.store_share * bw));
   // A split's partial sums are written as each block finishes: those of the last round of blocks
-  // after all of its arithmetic, overlapped with nothing.
-  if (s > 1) {
+  // after all of its arithmetic, overlapped with nothing. Fitted and measured on dmma's FP64 sums
+  // (two planes: db-1760x64x1760 and tf1024-qkv-T64 7-8 % faster, odd-768³ 1 % slower); the FP32
+  // tiles' splits were fitted without it, and with it one of them moved to a split measured 7 %
+  // slower (db-2560x16x2560 strict, 13 to 23 ways: a tie of the model's estimates; perf-log 140).
+  if (s > 1 && planes == 2) {
     const double last = blocks - (std::ceil(blocks / slots) - 1) * slots;
     t_compute += last / blocks * out_bytes / kL2BytesPerS;
   }
@@ -908,8 +907,7 @@ std::vector<Evaluated> evaluate(const GpuModel& gpu, const Problem& p, MathMode 
           if (s > 1 && ceil_div(q.k, s) < 4 * bk) break;
           auto x = tiled_time(gpu, q, *c.c, c.v, g, s, c.f->fp64_accumulators(c.v) ? 2 : 1);
           if (x.workspace > split_cap) break;
-          // More slices only where they pay: a tie goes to fewer (less partial-sum traffic).
-          if (x.us < e.us * (1 - kSplitMargin)) e = x;
+          if (x.us < e.us) e = x;
         }
         if (e.us == INFINITY) continue;
         add_staging(gpu, q, *c.f, c.v, e);
