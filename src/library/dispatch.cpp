@@ -486,10 +486,7 @@ Estimate tiled_time(const GpuModel& gpu, const Problem& p, const Candidate& c, c
   // (two planes: db-1760x64x1760 and tf1024-qkv-T64 7-8 % faster, odd-768³ 1 % slower); the FP32
   // tiles' splits were fitted without it, and with it one of them moved to a split measured 7 %
   // slower (db-2560x16x2560 strict, 13 to 23 ways: a tie of the model's estimates; perf-log 140).
-  if (s > 1 && planes == 2) {
-    const double last = blocks - (std::ceil(blocks / slots) - 1) * slots;
-    t_compute += last / blocks * out_bytes / kL2BytesPerS;
-  }
+  if (s > 1 && planes == 2) t_compute += (rest > 0 ? rest : slots) / blocks * out_bytes / kL2BytesPerS;
   double us = std::max(t_compute, t_mem) * 1e6;
   if (bm >= c.padded_from * p.m || bn >= c.padded_from * p.n) us += kPaddedTileUs;
   if (s > 1) {
