@@ -61,6 +61,11 @@ TEST(Cli, BadInputGetsOneLineAndExitCode2) {
   expect_usage_error("bench --average-shape 10x0x10", "must be LxMxN with each from 1 to 2^20");
   expect_usage_error("bench --layout row,diag", "unknown layout 'diag'");
   expect_usage_error("bench --trans-b n,x", "unknown transpose 'x'");
+  expect_usage_error("bench --max-time -1", "--max-time: must be positive, got -1");
+  expect_usage_error("bench --min-samples 0", "--min-samples: must be positive, got 0");
+  expect_usage_error("bench --pad -4", "--pad: must be 0 or more, got -4");
+  expect_usage_error("bench --max-time soon", "'soon'");
+  expect_usage_error("tune --kernel naive --size 64 --budget -3", "--budget: must be 0 or more, got -3");
 }
 
 TEST(Cli, WithoutAGpu) {

@@ -177,16 +177,16 @@ Command add_bench(CLI::App& app) {
   bench->add_option("--ldb", a.ldb, "leading dimension of B (default: tight)");
   bench->add_option("--ldc", a.ldc, "leading dimension of C (default: tight)");
   bench->add_option("--pad", a.pad, "add this many elements to every tight leading dimension")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   bench->add_option("--dist", a.dist, "input distribution: uniform, normal, positive, wide")->default_val("uniform");
   bench->add_option("--seed", a.seed, "random seed")->default_val(1);
   bench->add_option("--mode", a.mode, "cold (L2 flushed before each sample) or warm")->default_val("cold");
   bench->add_option("--min-samples", a.timing.min_samples, "minimum samples")
       ->default_val(10)
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   bench->add_option("--max-time", a.timing.max_time_s, "seconds per measurement at most")
       ->default_val(2.0)
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   bench->add_option("--metrics", a.metrics,
                     "hardware counters per kernel: sets (seed000, memory, compute, stalls, roofline, all), gemmlab "
                     "metrics or Nsight Compute names, comma-separated");
@@ -201,7 +201,7 @@ Command add_bench(CLI::App& app) {
                     "tensor_fp32, tf32), each at its split, with its predicted time in the record");
   bench->add_option("--candidates-max", a.candidates_max, "the fastest predicted candidates to run")
       ->default_val(8)
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   bench->add_option("--csv", a.csv, "write the results as CSV");
   bench->add_option("--json", a.json, "write the results as JSON");
   return {bench, [args](const Context& ctx) { return run(*args, ctx); }};

@@ -18,6 +18,28 @@ std::vector<int64_t> size_option(const std::string& text, Op op) {
   }
 }
 
+namespace {
+CLI::Validator sign_check(bool zero_allowed) {
+  return CLI::Validator(
+      [zero_allowed](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number";
+        if (v > 0 || (zero_allowed && v == 0)) return {};
+        return (zero_allowed ? "must be 0 or more, got " : "must be positive, got ") + text;
+      },
+      zero_allowed ? "NONNEGATIVE" : "POSITIVE");
+}
+}  // namespace
+
+const CLI::Validator& positive() {
+  static const CLI::Validator v = sign_check(false);
+  return v;
+}
+const CLI::Validator& non_negative() {
+  static const CLI::Validator v = sign_check(true);
+  return v;
+}
+
 std::vector<std::string> split_list(const std::vector<std::string>& in) {
   std::vector<std::string> out;
   for (auto& s : in) {

@@ -14,6 +14,10 @@ namespace gemmlab::cli {
 
 // A --size value (S, MxNxK; gemv S or RxC), its error prefixed with the option.
 std::vector<int64_t> size_option(const std::string& text, Op op);
+// Checks of a number's sign that say the rule in words (CLI11's PositiveNumber
+// names its range, 0 to DBL_MAX written out in full).
+const CLI::Validator& positive();
+const CLI::Validator& non_negative();
 // Items of comma-separated values, repeated options flattened, empty items
 // dropped.
 std::vector<std::string> split_list(const std::vector<std::string>& in);

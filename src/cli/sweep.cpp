@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/options.hpp"
 #include "counters/counters.hpp"
 #include "experiment/experiment.hpp"
 #include "gemmlab/error.hpp"
@@ -28,7 +29,7 @@ Command add_sweep(CLI::App& app) {
   cmd->add_option("--point-timeout", args->point_timeout,
                   "seconds one point may run before it is recorded as timed out")
       ->default_val(300)
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   cmd->add_flag("--worker", args->worker, "internal: run points in this process")->group("");
   cmd->add_option("--metrics", args->metrics, "hardware counters per point (as bench --metrics)");
   return {cmd, [args](const Context& ctx) -> int {

@@ -32,22 +32,22 @@ Command add_tune(CLI::App& app) {
   cmd->add_option("--layout", a.layout, "row or col")->default_val("row");
   cmd->add_option("--trans", a.trans, "n or t (A; gemv: y = A^T x)")->default_val("n");
   cmd->add_option("--budget", a.budget, "seconds the search may take (random and anneal need it)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--strategy", a.strategy, "exhaustive, random or anneal")->default_val("random");
   cmd->add_option("--seed", a.seed, "random seed (inputs, search order)")->default_val(1);
   cmd->add_option("--db", a.db, "the tuning database (default: $GEMMLAB_TUNING_DB or ~/.cache/gemmlab/tuning.json)");
   cmd->add_option("--json", a.json, "write every trial and the best as JSON");
-  cmd->add_option("--min-samples", a.samples, "samples per configuration")->default_val(5)->check(CLI::PositiveNumber);
+  cmd->add_option("--min-samples", a.samples, "samples per configuration")->default_val(5)->check(positive());
   cmd->add_option("--compile-threads", a.compile_threads,
                   "threads compiling the next configurations while one is measured (default: the cores less one, or "
                   "$GEMMLAB_COMPILE_THREADS; 0: compile each when it is measured)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--param", a.fixed,
                   "parameters held at these values in every point, e.g. accum=fp64 (tensor_fp32's arithmetic: "
                   "the library's tensor_fp32 takes such an entry before an FP32 one)");
   cmd->add_option("--max-time", a.max_time, "seconds of timing per configuration at most")
       ->default_val(0.3)
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   return {
       cmd, [args](const Context& ctx) -> int {
         auto& a = *args;
