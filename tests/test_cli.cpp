@@ -75,6 +75,10 @@ TEST(Cli, WithoutAGpu) {
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_EQ(r.out, "gemmlab: no CUDA device was found\n");
   EXPECT_FALSE(std::filesystem::exists(out));  // nothing half-written
+  r = run_cli("overhead --json " + out.string(), kNoGpu);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_EQ(r.out, "gemmlab: no CUDA device was found\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
   r = run_cli("info --measure", kNoGpu);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_EQ(r.out, "gemmlab: no CUDA device was found\n");

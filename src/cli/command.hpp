@@ -36,5 +36,6 @@ Command add_ceilings(CLI::App& app);
 Command add_roofline(CLI::App& app);
 Command add_stress(CLI::App& app);
 Command add_choose(CLI::App& app);
+Command add_overhead(CLI::App& app);
 
 }  // namespace gemmlab::cli

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
                                    cli::add_sweep(app),    cli::add_tune(app),     cli::add_plot(app),
                                    cli::add_report(app),   cli::add_profile(app),  cli::add_explain(app),
                                    cli::add_accuracy(app), cli::add_ceilings(app), cli::add_roofline(app),
-                                   cli::add_stress(app),   cli::add_choose(app)};
+                                   cli::add_stress(app),   cli::add_choose(app),   cli::add_overhead(app)};
 
   try {
     app.parse(argc, argv);

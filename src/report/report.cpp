@@ -126,20 +126,21 @@ std::vector<std::pair<std::string, json>> report_experiments(bool quick) {
 
 namespace {
 
-// Host time per call of `call` (µs): 30 batches of 100 back-to-back calls on one stream, the GPU
-// synchronised between batches outside the timed part; each entry of `calls` measured in turn per
-// batch, so that a drift of the host's speed touches all alike. Median and quartiles per entry.
-std::vector<json> per_call_us(const std::vector<std::function<void()>>& calls, cudaStream_t stream) {
+// Host time per call of `call` (µs): 30 batches of 100 back-to-back calls, the GPU synchronised
+// between batches outside the timed part (the device, since a call may run on a stream of its own);
+// each entry of `calls` measured in turn per batch, so that a drift of the host's speed touches all
+// alike. Median and quartiles per entry.
+std::vector<json> per_call_us(const std::vector<std::function<void()>>& calls) {
   std::vector<std::vector<double>> samples(calls.size());
   for (auto& call : calls) call();
-  GEMMLAB_CUDA(cudaStreamSynchronize(stream));
+  GEMMLAB_CUDA(cudaDeviceSynchronize());
   for (int batch = 0; batch < 30; ++batch)
     for (size_t i = 0; i < calls.size(); ++i) {
       auto t0 = std::chrono::steady_clock::now();
       for (int n = 0; n < 100; ++n) calls[i]();
       auto t1 = std::chrono::steady_clock::now();
       samples[i].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / 100);
-      GEMMLAB_CUDA(cudaStreamSynchronize(stream));
+      GEMMLAB_CUDA(cudaDeviceSynchronize());
     }
   std::vector<json> out;
   for (auto& s : samples) {
@@ -177,7 +178,7 @@ int launches_of(const std::function<void()>& call, cudaStream_t stream) {
 
 }  // namespace
 
-json measure_call_overhead() {
+json measure_call_overhead(const std::string& command_line) {
   cudaStream_t stream;
   GEMMLAB_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   // The small problem, then the first candidate whose plan splits K (a workspace, two launches).
@@ -192,7 +193,8 @@ json measure_call_overhead() {
   json out = {{"method",
                "host time per call, median (and quartiles) of 30 batches of 100 back-to-back calls on one stream, "
                "after the first call; the library call and the same plan's launches made directly alternate batch "
-               "by batch; launches counted from a stream capture of one call"},
+               "by batch; launches counted from a stream capture of one call; stream_per_call: the same with a "
+               "stream created before and destroyed after each call, in both"},
               {"shapes", json::array()}};
   auto cublas = make_cublas_runner(Precision::fp32);
   for (const Problem& p : shapes) {
@@ -214,14 +216,29 @@ json measure_call_overhead() {
         [&] { launch(plan, a, b, c, 1.0f, 0.0f, stream); }};
     cublas->prepare(p);
     calls.push_back([&] { cublas->run(p, {a, b, c}, stream); });
-    auto t = per_call_us(calls, stream);
+    // As programs that make a stream per request call it: the library meets a stream it has never
+    // seen on every call (the stream made and destroyed around each call, in both measurements).
+    auto on_new_stream = [](const std::function<void(cudaStream_t)>& call) {
+      return [call] {
+        cudaStream_t s;
+        GEMMLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        call(s);
+        GEMMLAB_CUDA(cudaStreamDestroy(s));
+      };
+    };
+    calls.push_back(on_new_stream([&](cudaStream_t s) {
+      sgemm(p.layout, p.trans_a, p.trans_b, p.m, p.n, p.k, 1.0f, a, p.lda, b, p.ldb, 0.0f, c, p.ldc, s);
+    }));
+    calls.push_back(on_new_stream([&](cudaStream_t s) { launch(plan, a, b, c, 1.0f, 0.0f, s); }));
+    auto t = per_call_us(calls);
     json shape = {{"shape", describe(p)},
                   {"choice", choice.family + " " + choice.params},
                   {"workspace_bytes", choice.workspace_bytes},
                   {"launches", launches_of(calls[1], stream)},
                   {"gemmlab", t[0]},
                   {"bare_launches", t[1]},
-                  {"cublas", t[2]}};
+                  {"cublas", t[2]},
+                  {"stream_per_call", {{"gemmlab", t[3]}, {"bare_launches", t[4]}}}};
     // gemmlab's own time: what the call costs above its launches. The spread of either
     // measurement is the noise it is judged against.
     const double own = t[0]["median_us"].get<double>() - t[1]["median_us"].get<double>();
@@ -230,11 +247,15 @@ json measure_call_overhead() {
     shape["gemmlab_own_us"] = std::max(0.0, own);
     shape["noise_us"] = noise;
     shape["within_noise"] = std::abs(own) <= noise;
+    shape["stream_per_call"]["gemmlab_own_us"] = t[3]["median_us"].get<double>() - t[4]["median_us"].get<double>();
     out["shapes"].push_back(shape);
     GEMMLAB_CUDA(cudaStreamSynchronize(stream));
     for (float* x : {a, b, c}) cudaFree(x);
   }
   cudaStreamDestroy(stream);
+  const auto dev = query_device(0);
+  out["metadata"] =
+      run_metadata(dev, cached_ceilings(dev).value_or(Ceilings{}), TimingOptions{}, Distribution::uniform, 1, command_line);
   return out;
 }
 
@@ -258,6 +279,12 @@ std::string describe_call_overhead(const json& overhead) {
                   s["shape"].get<std::string>().c_str(), s["choice"].get<std::string>().c_str(), lib, launches,
                   launches == 1 ? "" : "es", bare, verdict.c_str(), s["cublas"]["median_us"].get<double>());
     text += line;
+    if (s.contains("stream_per_call")) {
+      auto& n = s["stream_per_call"];
+      std::snprintf(line, sizeof line, " A stream made and destroyed around each call: %.2f µs, its launches alone %.2f µs.",
+                    n["gemmlab"]["median_us"].get<double>(), n["bare_launches"]["median_us"].get<double>());
+      text += line;
+    }
   }
   return text + "\n";
 }
@@ -323,12 +350,7 @@ bool run_report(const ReportOptions& o, std::ostream& progress) {
   }
 
   progress << "== library host overhead\n" << std::flush;
-  auto overhead = measure_call_overhead();
-  {
-    const auto dev = query_device(0);
-    overhead["metadata"] = run_metadata(dev, cached_ceilings(dev).value_or(Ceilings{}), TimingOptions{},
-                                        Distribution::uniform, 1, o.command_line);
-  }
+  auto overhead = measure_call_overhead(o.command_line);
   write_file_atomic(o.out / "library-overhead.json", overhead.dump(1) + "\n");
 
   double minutes = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 60;

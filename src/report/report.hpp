@@ -35,8 +35,10 @@ bool run_report(const ReportOptions& o, std::ostream& progress);
 // library would take, launched without it), after the first call: a small problem (one launch)
 // and one whose plan needs a workspace (split-K: the kernel and its reduce), cublasSgemm beside
 // them. Per shape: median and interquartile range of 30 batches of 100 calls (µs per call), the
-// launches a call makes, gemmlab's own time (the difference) and whether it is within the noise.
-nlohmann::json measure_call_overhead();
+// launches a call makes, gemmlab's own time (the difference) and whether it is within the noise;
+// and both again with a stream made and destroyed around each call (stream_per_call). With the
+// run's metadata (command_line among it).
+nlohmann::json measure_call_overhead(const std::string& command_line);
 // The report's line about it: the library's own time is never negative; a difference within the
 // noise says so.
 std::string describe_call_overhead(const nlohmann::json& overhead);
