@@ -181,6 +181,8 @@ int launches_of(const std::function<void()>& call, cudaStream_t stream) {
 json measure_call_overhead(const std::string& command_line) {
   cudaStream_t stream;
   GEMMLAB_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaEvent_t previous;
+  GEMMLAB_CUDA(cudaEventCreateWithFlags(&previous, cudaEventDisableTiming));
   // The small problem, then the first candidate whose plan splits K (a workspace, two launches).
   std::vector<Problem> shapes = {normalized(Problem::square(256))};
   for (auto d : {std::vector<int64_t>{64, 64, 16384}, {128, 128, 32768}, {96, 96, 60000}}) {
@@ -218,11 +220,14 @@ json measure_call_overhead(const std::string& command_line) {
     calls.push_back([&] { cublas->run(p, {a, b, c}, stream); });
     // As programs that make a stream per request call it: the library meets a stream it has never
     // seen on every call (the stream made and destroyed around each call, in both measurements).
-    auto on_new_stream = [](const std::function<void(cudaStream_t)>& call) {
-      return [call] {
+    // Each call waits for the one before (the direct launches share one workspace and its counters).
+    auto on_new_stream = [previous](const std::function<void(cudaStream_t)>& call) {
+      return [call, previous] {
         cudaStream_t s;
         GEMMLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        GEMMLAB_CUDA(cudaStreamWaitEvent(s, previous));
         call(s);
+        GEMMLAB_CUDA(cudaEventRecord(previous, s));
         GEMMLAB_CUDA(cudaStreamDestroy(s));
       };
     };
@@ -253,6 +258,7 @@ json measure_call_overhead(const std::string& command_line) {
     for (float* x : {a, b, c}) cudaFree(x);
   }
   cudaStreamDestroy(stream);
+  cudaEventDestroy(previous);
   const auto dev = query_device(0);
   out["metadata"] =
       run_metadata(dev, cached_ceilings(dev).value_or(Ceilings{}), TimingOptions{}, Distribution::uniform, 1, command_line);
