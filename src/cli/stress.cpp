@@ -39,6 +39,8 @@ Command add_stress(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--max-mnk", o.max_mnk, "the largest M·N·K drawn")->default_val(4e9);
   cmd->add_flag("--host-inputs", o.host_inputs, "make inputs on the host and copy them from pageable memory");
+  cmd->add_flag("--stream-per-call", o.stream_per_call,
+                "each call on a stream made for it and destroyed after it (the threads share none)");
   cmd->add_option("--json", args->json, "write the results (metadata, counts, every mismatch) as JSON");
   return {cmd, [args](const Context& ctx) -> int {
             auto& o = args->o;

@@ -122,7 +122,7 @@ struct Shared {
   }
 };
 
-void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cudaStream_t s, const GpuModel& gpu) {
+void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cudaStream_t stream, const GpuModel& gpu) {
   const StressOptions& o = sh.o;
   // cuBLAS's handle is destroyed after every thread is done: cublasDestroy synchronizes the device,
   // which would break another thread's stream capture.
@@ -146,6 +146,9 @@ void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cu
   constexpr int64_t kPool = int64_t(1) << 25;  // 128 MiB of host values per thread
   std::vector<float> pool;
   for (int64_t index = 0; sh.more(); ++index) {
+    // With stream_per_call, a stream made for the call and destroyed after it.
+    cudaStream_t s = stream;
+    if (o.stream_per_call) GEMMLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     StressCase sc = gen.next();
     if (!o.shapes.empty()) {
       sc.problem = o.shapes[size_t(rng() % o.shapes.size())];
@@ -231,6 +234,7 @@ void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cu
       std::lock_guard lock(sh.mu);
       if (sh.errors.size() < 50) sh.errors.push_back(sc.describe() + ": " + e.what());
     }
+    if (o.stream_per_call) cudaStreamDestroy(s);
     sh.calls++;
     size_t held = workspace_bytes_held(), peak = sh.peak.load();
     while (held > peak && !sh.peak.compare_exchange_weak(peak, held)) {
@@ -239,7 +243,7 @@ void stress_thread(Shared& sh, StressGenerator& gen, int t, int stream_index, cu
     sh.by_route[route] = sh.by_route.value(route, 0) + 1;
     sh.by_mode[to_string(sc.mode)] = sh.by_mode.value(to_string(sc.mode), 0) + 1;
   }
-  cudaStreamSynchronize(s);
+  cudaStreamSynchronize(stream);
   cudaFree(dstats);
   cudaFreeHost(hstats);
   cudaEventDestroy(fork);
@@ -330,7 +334,8 @@ nlohmann::ordered_json stress_json(const StressOptions& o, const StressResult& r
                   {"threads_sharing_stream_0", o.threads - o.streams + 1},
                   {"seconds", o.seconds},       {"calls", o.calls},
                   {"fresh_percent", o.fresh_percent}, {"graph_percent", o.graph_percent},
-                  {"shapes", o.shapes.size()}, {"max_mnk", o.max_mnk}, {"host_inputs", o.host_inputs}};
+                  {"shapes", o.shapes.size()}, {"max_mnk", o.max_mnk}, {"host_inputs", o.host_inputs},
+                  {"stream_per_call", o.stream_per_call}};
   j["calls"] = r.calls;
   j["verified"] = r.verified;
   j["mismatches"] = r.mismatches.size();

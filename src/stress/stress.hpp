@@ -77,6 +77,9 @@ struct StressOptions {
   // Inputs made on the host and copied from pageable memory (as many programs do), instead of
   // generated on the GPU: slower, and it spaces the threads' calls differently.
   bool host_inputs = false;
+  // Each call on a stream of its own, made for it and destroyed after it (as programs that make a
+  // stream per request do): the library meets a stream it has not seen on every call.
+  bool stream_per_call = false;
   std::string command_line;
 };
 
