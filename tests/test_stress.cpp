@@ -95,7 +95,7 @@ TEST(Stress, GeneratorReachesEveryRoute) {
 
 TEST(Stress, RefusesBadArguments) {
   for (auto args : {"--threads 0", "--threads 4 --streams 5", "--seconds 0 --calls 0", "--calls -3", "--fresh 101",
-                    "--mode fast", "--shape 12x", "--json /no/such/folder/x.json"}) {
+                    "--mode fast", "--shape 12x", "--json /no/such/folder/x.json", "--workspace-limit -1"}) {
     auto r = run_cli(std::string("stress ") + args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_EQ(r.lines(), 1) << args << ": " << r.out;

@@ -3,6 +3,9 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/options.hpp"
+#include "device/device.hpp"
+#include "gemmlab/gemmlab.hpp"
 #include "gemmlab/error.hpp"
 #include "common/files.hpp"
 #include "results/results.hpp"
@@ -16,6 +19,7 @@ struct StressArgs {
   StressOptions o;
   std::vector<std::string> modes, shapes;
   std::string json;
+  double workspace_limit_mib = -1;  // below zero: the library's default
 };
 
 }  // namespace
@@ -41,6 +45,10 @@ Command add_stress(CLI::App& app) {
   cmd->add_flag("--host-inputs", o.host_inputs, "make inputs on the host and copy them from pageable memory");
   cmd->add_flag("--stream-per-call", o.stream_per_call,
                 "each call on a stream made for it and destroyed after it (the threads share none)");
+  cmd->add_option("--workspace-limit", args->workspace_limit_mib,
+                  "the library's workspace limit in MiB for the run (0: every call on its plan without workspace; "
+                  "default: the library's, an eighth of device memory)")
+      ->check(non_negative());
   cmd->add_option("--json", args->json, "write the results (metadata, counts, every mismatch) as JSON");
   return {cmd, [args](const Context& ctx) -> int {
             auto& o = args->o;
@@ -53,6 +61,10 @@ Command add_stress(CLI::App& app) {
             }
             check_stress_options(o);
             if (!args->json.empty()) check_output_path(args->json);
+            if (args->workspace_limit_mib >= 0) {
+              if (device_count() == 0) throw NoDeviceError();
+              set_workspace_limit(size_t(args->workspace_limit_mib * 1048576.0));
+            }
             auto r = run_stress(o, &std::cout);
             for (auto& m : r.mismatches)
               std::printf("MISMATCH thread %d stream %d call %lld: %s; plan %s; rel %.3g, max %.3g, non-finite %lld; %s\n",
